@@ -1,0 +1,87 @@
+#!/bin/sh
+# common/doctor.sh - the preflight check for a lab machine: make doctor
+#
+# Prints what the course needs and what this machine has: nvcc and the CUDA
+# version it builds with, the NVIDIA driver and each GPU with its compute
+# capability, the architecture and backend the build will use, and the test
+# tools. Every problem comes with the next step to take. Exit status: 0 when
+# the lessons can be built and run here (on a GPU or on the CPU emulator),
+# 1 otherwise.
+#
+# The Makefile passes NVCC, CUDA_ARCH and BACKEND as it resolved them.
+
+NVCC=${NVCC:-nvcc}
+problems=0
+
+say() { printf '%-14s %s\n' "$1" "$2"; }
+next_step() { printf '%-14s -> %s\n' "" "$1"; }
+
+echo "CUDA C Workbook: checking this machine"
+echo
+
+if command -v "$NVCC" >/dev/null 2>&1; then
+    nvcc_cuda=$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+    say "nvcc" "CUDA $nvcc_cuda ($(command -v "$NVCC"))"
+    nvcc_ok=1
+else
+    say "nvcc" "not found (NVCC=$NVCC)"
+    next_step "install the CUDA Toolkit and add its bin/ to PATH (export PATH=/usr/local/cuda/bin:\$PATH),"
+    next_step "or use the CPU emulator, which needs only g++: make BACKEND=emu lesson01"
+    nvcc_ok=0
+fi
+
+if command -v g++ >/dev/null 2>&1; then
+    say "host compiler" "$(g++ --version | head -n 1)"
+else
+    say "host compiler" "g++ not found"
+    next_step "install it: sudo apt-get install g++"
+    problems=$((problems + 1))
+fi
+
+gpus=$(nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv,noheader 2>/dev/null)
+if [ -n "$gpus" ]; then
+    driver_cuda=$(nvidia-smi | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n 1)
+    say "driver" "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1), runs CUDA up to $driver_cuda"
+    # Within one major version newer toolkits run on older drivers (CUDA's
+    # minor version compatibility); across major versions they do not.
+    if [ -n "$nvcc_cuda" ] && [ "${driver_cuda%%.*}" -lt "${nvcc_cuda%%.*}" ]; then
+        say "" "the driver is older than nvcc's CUDA $nvcc_cuda: programs will fail to start"
+        next_step "update the NVIDIA driver, or use a CUDA Toolkit no newer than $driver_cuda"
+        problems=$((problems + 1))
+    fi
+    echo "$gpus" | while IFS=, read -r index name capability memory; do
+        say "GPU $index" "$(echo "$name" | sed 's/^ //'), compute capability$capability,$memory"
+        arch=$(echo "$capability" | tr -d '. ')
+        if [ "$arch" != "$CUDA_ARCH" ]; then
+            next_step "the build targets CUDA_ARCH=$CUDA_ARCH; for this GPU use make CUDA_ARCH=$arch"
+        fi
+    done
+elif command -v nvidia-smi >/dev/null 2>&1; then
+    say "driver" "nvidia-smi is installed but lists no GPU: $(nvidia-smi -L 2>&1 | head -n 1)"
+    next_step "check that the driver is loaded (nvidia-smi), or use BACKEND=emu"
+else
+    say "GPU" "none found (no nvidia-smi, so no NVIDIA driver)"
+    next_step "the lessons run their GPU code on the CPU emulator here; times are CPU emulation"
+fi
+
+say "build" "BACKEND=$BACKEND, CUDA_ARCH=$CUDA_ARCH (sm_$CUDA_ARCH)"
+if [ "$BACKEND" = cuda ] && [ "$nvcc_ok" = 0 ]; then
+    problems=$((problems + 1))
+fi
+
+for tool in bats gnuplot; do
+    if command -v "$tool" >/dev/null 2>&1; then
+        say "$tool" "$(command -v "$tool")"
+    else
+        say "$tool" "not found (needed by make test / make plots)"
+        next_step "sudo apt-get install bats bats-assert bats-support gnuplot-nox"
+    fi
+done
+
+echo
+if [ "$problems" -eq 0 ]; then
+    echo "ready: make lesson01 && ./lesson01"
+else
+    echo "not ready: $problems problem(s) above"
+    exit 1
+fi

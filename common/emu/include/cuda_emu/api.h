@@ -1,0 +1,195 @@
+// cuda_emu/api.h - the CUDA runtime API (cudaMalloc, cudaMemcpy, streams, events, ...) on the CPU.
+//
+// Part of the CPU emulation backend (common/emu/); <cuda_runtime.h> includes it. The functions
+// keep the signatures of NVIDIA's cuda_runtime_api.h so course code compiles unchanged with
+// either. Two differences a student can see:
+//   - Device memory is ordinary host memory, so a host pointer passed to a kernel "works" here
+//     and crashes on a GPU. cudaMemcpy does check that its device side lies inside a device
+//     allocation (wrong direction or size gives cudaErrorInvalidValue, like a GPU).
+//   - Everything runs synchronously: a kernel launch returns when the kernel is done, and
+//     events record host time. Streams exist so that stream code compiles and runs.
+// The allocation functions take two hidden default arguments (the caller's file and line,
+// filled in by the compiler) so that CUDA_EMU_GUARD=1 can say where a bad buffer came from.
+#pragma once
+
+#include "types.h"
+
+#define CUDART_VERSION 13000
+#define CUDA_EMU_HERE const char* cuda_emu_file = __builtin_FILE(), int cuda_emu_line = __builtin_LINE()
+
+extern "C" {
+// Errors
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+const char* cudaGetErrorName(cudaError_t error);
+const char* cudaGetErrorString(cudaError_t error);
+
+// Device management
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaDeviceReset(void);
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config);
+cudaError_t cudaDriverGetVersion(int* version);
+cudaError_t cudaRuntimeGetVersion(int* version);
+cudaError_t cudaSetDeviceFlags(unsigned int flags);
+
+// Memory
+cudaError_t cudaMalloc(void** dev_ptr, size_t size, CUDA_EMU_HERE);
+cudaError_t cudaMallocManaged(void** dev_ptr, size_t size, unsigned int flags = cudaMemAttachGlobal,
+                              CUDA_EMU_HERE);
+cudaError_t cudaMallocPitch(void** dev_ptr, size_t* pitch, size_t width, size_t height, CUDA_EMU_HERE);
+cudaError_t cudaMallocHost(void** ptr, size_t size);
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned int flags);
+cudaError_t cudaFree(void* dev_ptr);
+cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t stream = 0);
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, enum cudaMemcpyKind kind);
+cudaError_t cudaMemset(void* dev_ptr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t stream = 0);
+cudaError_t cudaMemPrefetchAsync(const void* dev_ptr, size_t count, struct cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream = 0);
+cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, enum cudaMemoryAdvise advice,
+                          struct cudaMemLocation location);
+
+// Streams and events
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+// Kernels: attributes and the occupancy model (see the comment in runtime/api.cpp).
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func);
+cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value);
+cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache config);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, const void* func,
+                                                          int block_size, size_t dynamic_smem);
+}
+
+// Symbols (__constant__ and __device__ variables) are ordinary globals here; the templates take
+// the variable itself, as NVIDIA's C++ overloads do.
+namespace cuda_emu {
+cudaError_t copy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count,
+                        size_t offset, bool to_symbol);
+cudaError_t register_symbol(void* symbol, size_t size);
+}
+
+template <class T>
+cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count, size_t offset = 0,
+                               enum cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    (void)kind;
+    return cuda_emu::copy_symbol((void*)&symbol, sizeof(T), (void*)src, count, offset, true);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                 enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    (void)kind;
+    return cuda_emu::copy_symbol((void*)&symbol, sizeof(T), dst, count, offset, false);
+}
+template <class T>
+cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count,
+                                    size_t offset = 0,
+                                    enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                    cudaStream_t stream = 0) {
+    (void)stream;
+    return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                      enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                      cudaStream_t stream = 0) {
+    (void)stream;
+    return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+template <class T>
+cudaError_t cudaGetSymbolAddress(void** dev_ptr, const T& symbol) {
+    *dev_ptr = (void*)&symbol;
+    return cuda_emu::register_symbol((void*)&symbol, sizeof(T));
+}
+template <class T>
+cudaError_t cudaGetSymbolSize(size_t* size, const T& symbol) {
+    (void)symbol;
+    *size = sizeof(T);
+    return cudaSuccess;
+}
+
+// Typed conveniences, as in NVIDIA's cuda_runtime.h: cudaMalloc(&d_a, bytes) with float** d_a.
+template <class T>
+cudaError_t cudaMalloc(T** dev_ptr, size_t size, CUDA_EMU_HERE) {
+    return cudaMalloc((void**)dev_ptr, size, cuda_emu_file, cuda_emu_line);
+}
+template <class T>
+cudaError_t cudaMallocManaged(T** dev_ptr, size_t size, unsigned int flags = cudaMemAttachGlobal,
+                              CUDA_EMU_HERE) {
+    return cudaMallocManaged((void**)dev_ptr, size, flags, cuda_emu_file, cuda_emu_line);
+}
+template <class T>
+cudaError_t cudaMallocPitch(T** dev_ptr, size_t* pitch, size_t width, size_t height, CUDA_EMU_HERE) {
+    return cudaMallocPitch((void**)dev_ptr, pitch, width, height, cuda_emu_file, cuda_emu_line);
+}
+template <class T>
+cudaError_t cudaMallocHost(T** ptr, size_t size) { return cudaMallocHost((void**)ptr, size); }
+template <class T>
+cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned int flags) {
+    return cudaHostAlloc((void**)ptr, size, flags);
+}
+template <class T>
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, T* func) {
+    return cudaFuncGetAttributes(attr, (const void*)func);
+}
+template <class T>
+cudaError_t cudaFuncSetAttribute(T* func, enum cudaFuncAttribute attr, int value) {
+    return cudaFuncSetAttribute((const void*)func, attr, value);
+}
+template <class T>
+cudaError_t cudaFuncSetCacheConfig(T* func, enum cudaFuncCache config) {
+    return cudaFuncSetCacheConfig((const void*)func, config);
+}
+template <class T>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, T func, int block_size,
+                                                          size_t dynamic_smem) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(num_blocks, (const void*)func, block_size,
+                                                         dynamic_smem);
+}
+
+// The block size that gives the most resident threads per multiprocessor under the model of
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor; ties go to the larger block, as NVIDIA's does.
+template <class T>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size, T func,
+                                               size_t dynamic_smem = 0, int block_size_limit = 0) {
+    if (!min_grid_size || !block_size) return cudaErrorInvalidValue;
+    int limit = (block_size_limit > 0 && block_size_limit < 1024) ? block_size_limit : 1024;
+    int best_threads = 0, best_size = 0, best_blocks = 0;
+    for (int size = 32; size <= limit; size += 32) {
+        int blocks = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, (const void*)func, size, dynamic_smem);
+        if (blocks * size >= best_threads && blocks > 0) {
+            best_threads = blocks * size;
+            best_size = size;
+            best_blocks = blocks;
+        }
+    }
+    if (best_size == 0) return cudaErrorInvalidValue;
+    int sm_count = 0;
+    cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0);
+    *block_size = best_size;
+    *min_grid_size = best_blocks * sm_count;
+    return cudaSuccess;
+}

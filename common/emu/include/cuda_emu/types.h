@@ -1,0 +1,239 @@
+// cuda_emu/types.h - the plain data types of the CUDA runtime, for the CPU emulator.
+//
+// Part of the CPU emulation backend (common/emu/). Students never include this file directly:
+// <cuda_runtime.h> pulls it in. It declares what a .cu file can name without calling anything:
+// the vector types (float4, int2, ...), dim3, the cudaError_t codes, cudaDeviceProp and the
+// other enums and structs of the runtime API.
+//
+// The numbers are the real ones (error codes, attribute ids, alignments) so that code which
+// prints or compares them behaves as it does with NVIDIA's headers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+// ---------------------------------------------------------------------------------------------
+// Vector types. CUDA aligns a 2- or 4-component vector to its full size (a float4 is 16 bytes
+// and 16-byte aligned) so the GPU can move it in one load; 3-component types keep the alignment
+// of their element. We copy those alignments because code that casts float* to float4* relies
+// on them.
+// ---------------------------------------------------------------------------------------------
+#define CUDA_EMU_VEC1(name, T, align)                                              \
+    struct alignas(align) name { T x; };                                            \
+    static inline name make_##name(T x) { name v; v.x = x; return v; }
+#define CUDA_EMU_VEC2(name, T, align)                                              \
+    struct alignas(align) name { T x, y; };                                         \
+    static inline name make_##name(T x, T y) { name v; v.x = x; v.y = y; return v; }
+#define CUDA_EMU_VEC3(name, T)                                                     \
+    struct name { T x, y, z; };                                                     \
+    static inline name make_##name(T x, T y, T z) { name v; v.x = x; v.y = y; v.z = z; return v; }
+#define CUDA_EMU_VEC4(name, T, align)                                              \
+    struct alignas(align) name { T x, y, z, w; };                                   \
+    static inline name make_##name(T x, T y, T z, T w) {                            \
+        name v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
+
+#define CUDA_EMU_VEC_FAMILY(base, T, a1, a2, a4) \
+    CUDA_EMU_VEC1(base##1, T, a1) CUDA_EMU_VEC2(base##2, T, a2) \
+    CUDA_EMU_VEC3(base##3, T) CUDA_EMU_VEC4(base##4, T, a4)
+
+CUDA_EMU_VEC_FAMILY(char, signed char, 1, 2, 4)
+CUDA_EMU_VEC_FAMILY(uchar, unsigned char, 1, 2, 4)
+CUDA_EMU_VEC_FAMILY(short, short, 2, 4, 8)
+CUDA_EMU_VEC_FAMILY(ushort, unsigned short, 2, 4, 8)
+CUDA_EMU_VEC_FAMILY(int, int, 4, 8, 16)
+CUDA_EMU_VEC_FAMILY(uint, unsigned int, 4, 8, 16)
+CUDA_EMU_VEC_FAMILY(long, long, 8, 16, 16)
+CUDA_EMU_VEC_FAMILY(ulong, unsigned long, 8, 16, 16)
+CUDA_EMU_VEC_FAMILY(longlong, long long, 8, 16, 16)
+CUDA_EMU_VEC_FAMILY(ulonglong, unsigned long long, 8, 16, 16)
+CUDA_EMU_VEC_FAMILY(float, float, 4, 8, 16)
+CUDA_EMU_VEC_FAMILY(double, double, 8, 16, 16)
+
+#undef CUDA_EMU_VEC_FAMILY
+#undef CUDA_EMU_VEC1
+#undef CUDA_EMU_VEC2
+#undef CUDA_EMU_VEC3
+#undef CUDA_EMU_VEC4
+
+// dim3 is a uint3 whose unset components are 1, so dim3(256) means 256 x 1 x 1.
+struct dim3 {
+    unsigned int x, y, z;
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+        : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Error codes: the same names and numbers as driver_types.h (only the ones that can happen).
+// ---------------------------------------------------------------------------------------------
+enum cudaError {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInitializationError = 3,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidPitchValue = 12,
+    cudaErrorInvalidSymbol = 13,
+    cudaErrorInvalidHostPointer = 16,
+    cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorNotYetImplemented = 31,
+    cudaErrorInvalidDeviceFunction = 98,
+    cudaErrorNoDevice = 100,
+    cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600,
+    cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchOutOfResources = 701,
+    cudaErrorLaunchTimeout = 702,
+    cudaErrorAssert = 710,
+    cudaErrorLaunchFailure = 719,
+    cudaErrorNotPermitted = 800,
+    cudaErrorNotSupported = 801,
+    cudaErrorUnknown = 999
+};
+typedef enum cudaError cudaError_t;
+
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4
+};
+
+enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6
+};
+
+// CUDA 13 names a prefetch/advice target with a location instead of a device number.
+enum cudaMemLocationType {
+    cudaMemLocationTypeInvalid = 0,
+    cudaMemLocationTypeDevice = 1,
+    cudaMemLocationTypeHost = 2,
+    cudaMemLocationTypeHostNuma = 3,
+    cudaMemLocationTypeHostNumaCurrent = 4
+};
+struct cudaMemLocation { enum cudaMemLocationType type; int id; };
+
+enum cudaFuncCache {
+    cudaFuncCachePreferNone = 0,
+    cudaFuncCachePreferShared = 1,
+    cudaFuncCachePreferL1 = 2,
+    cudaFuncCachePreferEqual = 3
+};
+
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+
+enum cudaDeviceAttr {
+    cudaDevAttrMaxThreadsPerBlock = 1,
+    cudaDevAttrMaxBlockDimX = 2,
+    cudaDevAttrMaxBlockDimY = 3,
+    cudaDevAttrMaxBlockDimZ = 4,
+    cudaDevAttrMaxGridDimX = 5,
+    cudaDevAttrMaxGridDimY = 6,
+    cudaDevAttrMaxGridDimZ = 7,
+    cudaDevAttrMaxSharedMemoryPerBlock = 8,
+    cudaDevAttrTotalConstantMemory = 9,
+    cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxRegistersPerBlock = 12,
+    cudaDevAttrClockRate = 13,
+    cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrIntegrated = 18,
+    cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrMemoryClockRate = 36,
+    cudaDevAttrGlobalMemoryBusWidth = 37,
+    cudaDevAttrL2CacheSize = 38,
+    cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    cudaDevAttrAsyncEngineCount = 40,
+    cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrComputeCapabilityMajor = 75,
+    cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+    cudaDevAttrManagedMemory = 83,
+    cudaDevAttrConcurrentManagedAccess = 89,
+    cudaDevAttrCooperativeLaunch = 95,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+
+// The subset of cudaDeviceProp that means something for an emulated device; names and types
+// as in CUDA 13 (which dropped clockRate and memoryClockRate: ask cudaDeviceGetAttribute).
+struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int regsPerBlock;
+    int warpSize;
+    size_t memPitch;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    size_t totalConstMem;
+    int major;
+    int minor;
+    size_t textureAlignment;
+    int multiProcessorCount;
+    int integrated;
+    int canMapHostMemory;
+    int concurrentKernels;
+    int ECCEnabled;
+    int pciBusID;
+    int pciDeviceID;
+    int pciDomainID;
+    int asyncEngineCount;
+    int unifiedAddressing;
+    int memoryBusWidth;
+    int l2CacheSize;
+    int persistingL2CacheMaxSize;
+    int maxThreadsPerMultiProcessor;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerMultiprocessor;
+    int managedMemory;
+    int concurrentManagedAccess;
+    int cooperativeLaunch;
+    size_t sharedMemPerBlockOptin;
+    int maxBlocksPerMultiProcessor;
+    size_t reservedSharedMemPerBlock;
+};
+
+struct cudaFuncAttributes {
+    size_t sharedSizeBytes;
+    size_t constSizeBytes;
+    size_t localSizeBytes;
+    int maxThreadsPerBlock;
+    int numRegs;
+    int ptxVersion;
+    int binaryVersion;
+    int cacheModeCA;
+    int maxDynamicSharedSizeBytes;
+    int preferredShmemCarveout;
+};
+
+// Streams and events are opaque handles, as in the real runtime; 0 is the default stream.
+typedef struct CUstream_st* cudaStream_t;
+typedef struct CUevent_st* cudaEvent_t;
+
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaCpuDeviceId (-1)
+#define cudaInvalidDeviceId (-2)

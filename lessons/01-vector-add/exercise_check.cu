@@ -1,0 +1,102 @@
+/*
+ * The checker of exercise 01: make exercise01 builds it with your
+ * exercise.cu, make solution01 with the worked solution.
+ *
+ * It runs launch_vector_add_grid_stride on sizes chosen to catch the usual
+ * mistakes: 1; the block size (128) and the grid's thread count (512) plus and
+ * minus one; primes; and sizes many times the grid, where a kernel without
+ * the loop leaves most of c unwritten. c starts out as NaN, so an element the
+ * kernel forgot shows up as a mismatch.
+ *
+ * Exit status: 0 PASS, 1 FAIL or not implemented yet, 3 no usable GPU.
+ */
+#include "workbook.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* written by you in exercise.cu */
+void launch_vector_add_grid_stride(const float *d_a, const float *d_b, float *d_c, long long n);
+
+static const long long sizes[] = {1, 127, 128, 129, 511, 512, 513, 4099, 65537, 1000003};
+#define SIZE_COUNT (int)(sizeof sizes / sizeof sizes[0])
+#define LARGEST_SIZE 1000003
+
+/* 1 when every byte of c still holds the 0xFF poison: the kernel wrote nothing */
+static int untouched(const float *c, long long n)
+{
+    const unsigned char *bytes = (const unsigned char *)c;
+    for (size_t i = 0; i < (size_t)n * sizeof(float); i++)
+        if (bytes[i] != 0xFF)
+            return 0;
+    return 1;
+}
+
+int main(void)
+{
+    const char *name = "exercise01";
+    wb_device device = wb_describe_device(name);
+    if (!device.gpu_available) {
+        fprintf(stderr, "%s: cannot check: %s\n", name, device.why_unavailable);
+        return WB_EXIT_NO_DEVICE;
+    }
+
+    size_t max_bytes = LARGEST_SIZE * sizeof(float);
+    float *h_a = (float *)wb_alloc_host(max_bytes, "a");
+    float *h_b = (float *)wb_alloc_host(max_bytes, "b");
+    float *h_c = (float *)wb_alloc_host(max_bytes, "c");
+    float *h_expected = (float *)wb_alloc_host(max_bytes, "the expected c");
+    float *d_a, *d_b, *d_c;
+    CUDA_CHECK(cudaMalloc(&d_a, max_bytes));
+    CUDA_CHECK(cudaMalloc(&d_b, max_bytes));
+    CUDA_CHECK(cudaMalloc(&d_c, max_bytes));
+
+    printf("%s: grid-stride vector add, 4 blocks x 128 threads\n", name);
+    int failures = 0, silent_sizes = 0;
+    for (int s = 0; s < SIZE_COUNT; s++) {
+        long long n = sizes[s];
+        size_t bytes = (size_t)n * sizeof(float);
+        wb_fill_random(h_a, n, -1.0f, 1.0f, 100 + s);
+        wb_fill_random(h_b, n, -1.0f, 1.0f, 200 + s);
+        for (long long i = 0; i < n; i++)
+            h_expected[i] = h_a[i] + h_b[i];
+        CUDA_CHECK(cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(d_b, h_b, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemset(d_c, 0xFF, bytes)); /* all bits set: NaN */
+
+        launch_vector_add_grid_stride(d_a, d_b, d_c, n);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(h_c, d_c, bytes, cudaMemcpyDeviceToHost));
+
+        silent_sizes += untouched(h_c, n);
+        wb_check_result check = wb_check(h_expected, h_c, n, WB_ATOL, WB_RTOL);
+        if (check.passed) {
+            printf("  n = %-8lld PASS\n", n);
+        } else {
+            failures++;
+            printf("  n = %-8lld FAIL: first wrong index %lld: expected %.9g, got %.9g\n", n,
+                   check.first_bad, check.expected, check.actual);
+        }
+    }
+
+    CUDA_CHECK(cudaFree(d_a));
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_c));
+    free(h_a);
+    free(h_b);
+    free(h_c);
+    free(h_expected);
+
+    if (silent_sizes == SIZE_COUNT) {
+        printf("%s: not implemented yet: the kernel wrote nothing "
+               "(fill in the TODOs in lessons/01-vector-add/exercise.cu)\n", name);
+        return WB_EXIT_CHECK_FAILED;
+    }
+    if (failures > 0) {
+        printf("%s: FAIL (%d of %d sizes wrong)\n", name, failures, SIZE_COUNT);
+        return WB_EXIT_CHECK_FAILED;
+    }
+    printf("%s: PASS (all %d sizes)\n", name, SIZE_COUNT);
+    return WB_EXIT_OK;
+}

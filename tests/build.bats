@@ -1,0 +1,67 @@
+#!/usr/bin/env bats
+# The Makefile: what a student and an instructor type.
+
+setup() {
+    load test_helper
+    cd "$REPO"
+}
+
+@test "make help lists the targets and the variables a user may set" {
+    run make --no-print-directory help
+    assert_success
+    for word in lessonNN exerciseNN solutionNN test doctor clean BACKEND= CUDA_ARCH= NVCC= CC= CFLAGS= NVCCFLAGS=; do
+        assert_output --partial "$word"
+    done
+    assert_output --partial "lesson01"
+}
+
+@test "make lesson01 builds ./lesson01 for the backend asked for" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build"
+    run make --no-print-directory BACKEND=emu lesson01
+    assert_success
+    assert_line "built ./lesson01 (backend emu)"
+    cmp "$REPO/lesson01" "$EMU_BUILD/lesson01"
+}
+
+@test "an unknown BACKEND is refused with the accepted values" {
+    run make --no-print-directory BACKEND=opencl lesson01
+    assert_failure
+    assert_output --partial "BACKEND=opencl: expected cuda, emu or auto"
+}
+
+@test "BACKEND=cuda names what to do when nvcc is missing" {
+    run make --no-print-directory BACKEND=cuda NVCC=/nonexistent/nvcc lesson01
+    assert_failure
+    assert_output --partial "nvcc not found (NVCC=/nonexistent/nvcc)"
+    assert_output --partial "BACKEND=emu"
+}
+
+@test "make doctor reports nvcc, the GPUs and the architecture built for" {
+    run make --no-print-directory doctor
+    assert_success
+    assert_line --regexp "^nvcc +"
+    assert_line --regexp "^build +BACKEND=(cuda|emu), CUDA_ARCH=[0-9]+ \(sm_[0-9]+\)$"
+    assert_line --partial "ready: make lesson01 && ./lesson01"
+}
+
+@test "a header change rebuilds the objects that include it" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build"
+    run make --no-print-directory -n BACKEND=emu lesson01
+    refute_output --partial "common/workbook.cu"
+    run make --no-print-directory -n BACKEND=emu -W common/workbook.h lesson01
+    assert_output --partial "-c common/workbook.cu"
+    assert_output --partial "-c lessons/01-vector-add/vector_add.cu"
+}
+
+@test "every .cu file in the repository compiles with nvcc for a real GPU architecture" {
+    command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "nvcc is not installed"
+    local arch_dir
+    arch_dir=$(ls -d build/nvcc-check-sm* 2>/dev/null | head -n 1)
+    [ -n "$arch_dir" ] || fail "make test did not run the nvcc check (build/nvcc-check-sm*)"
+    local count=0
+    while read -r source; do
+        [ -s "$arch_dir/${source%.cu}.o" ] || fail "$source was not compiled by nvcc"
+        count=$((count + 1))
+    done < <(find lessons solutions common tests -name '*.cu')
+    [ "$count" -ge 4 ]
+}

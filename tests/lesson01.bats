@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# Lesson 01, vector add: every variant matches the CPU at awkward sizes, the
+# table and the CSV say what the course promises, and without a GPU the
+# nvcc build still runs the CPU version and exits 3.
+
+setup() {
+    load test_helper
+}
+
+CSV_HEADER="lesson,variant,scope,size,bytes,flops,reps,median_ms,min_ms,spread_pct,gbps,gflops,peak_gbps,peak_gflops,pct_peak,speedup,check,max_error,device,backend,driver,runtime,cpu_threads,cache"
+
+# Runs lesson01 at size n (quickly) and asserts that all four GPU rows PASS.
+assert_every_variant_passes() {
+    local n="$1"
+    shift
+    run "$(gpu_build)/lesson01" -n "$n" --reps 2 --warmup 1 --csv "$@"
+    assert_success
+    assert_line --index 0 "$CSV_HEADER"
+    assert_line --regexp "^lesson01,cpu,host,$n,.*,REF,"
+    assert_line --regexp "^lesson01,naive,end-to-end,$n,.*,PASS,"
+    assert_line --regexp "^lesson01,naive,kernel,$n,.*,PASS,"
+    assert_line --regexp "^lesson01,optimized,kernel,$n,.*,PASS,"
+    assert_line --regexp "^lesson01,optimized,end-to-end,$n,.*,PASS,"
+    assert_equal "${#lines[@]}" 6
+}
+
+@test "lesson01 passes every variant with a single element" {
+    assert_every_variant_passes 1
+}
+
+@test "lesson01 passes every variant at 2, 3 and 5 elements, shorter than one float4" {
+    for n in 2 3 5; do
+        assert_every_variant_passes "$n"
+    done
+}
+
+@test "lesson01 passes every variant at a block size plus and minus one (255, 257)" {
+    assert_every_variant_passes 255
+    assert_every_variant_passes 257
+}
+
+@test "lesson01 passes every variant at 2^k plus and minus one (1023, 1025, 65537)" {
+    assert_every_variant_passes 1023
+    assert_every_variant_passes 1025
+    assert_every_variant_passes 65537
+}
+
+@test "lesson01 passes every variant at a prime size (1000003)" {
+    assert_every_variant_passes 1000003
+}
+
+@test "lesson01 passes with a naive block size that is not a multiple of a warp" {
+    assert_every_variant_passes 4099 --threads-per-block 33
+}
+
+@test "lesson01 rejects a naive block size above 1024 threads" {
+    run "$(any_build)/lesson01" --threads-per-block 1025
+    assert_failure 2
+    assert_output --partial "--threads-per-block value '1025' is out of range (1 to 1024)"
+}
+
+@test "lesson01 prints the table with device, problem and every variant checked" {
+    run "$(gpu_build)/lesson01" -n 100000 --reps 3 --warmup 1
+    assert_success
+    assert_line --index 0 "lesson01: vector add: c = a + b, float32"
+    assert_line --regexp "^device   "
+    assert_line --partial "problem  n = 100000 elements per vector; moves 1.2 MB"
+    assert_line --regexp "^variant +time covers +median ms +min ms +GB/s +GFLOP/s +% peak +speedup +check$"
+    assert_line --regexp "^cpu +host .* 1\.00x +reference"
+    assert_line --regexp "^naive +end-to-end .* PASS \(max error 0\)"
+    assert_line --regexp "^optimized +kernel .* PASS \(max error 0\)"
+    assert_line "all checks passed"
+}
+
+@test "lesson01 labels emulated times as CPU emulation, not GPU times" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    run "$EMU_BUILD/lesson01" -n 1000 --reps 1 --warmup 0
+    assert_success
+    assert_line --partial "its times are CPU emulation times, not GPU times"
+}
+
+@test "lesson01 --csv rows have every documented column with numbers where numbers belong" {
+    run "$(gpu_build)/lesson01" -n 4099 --reps 3 --warmup 1 --csv
+    assert_success
+    local columns
+    columns=$(field_count "$CSV_HEADER")
+    for line in "${lines[@]:1}"; do
+        assert_equal "$(field_count "$line")" "$columns"
+        # size, bytes, flops, reps, median_ms, min_ms: columns 4 to 9
+        IFS=, read -r -a field <<<"$line"
+        for i in 3 4 5 6 7 8 9 10 11; do
+            [[ "${field[$i]}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || fail "column $((i + 1)) of '$line' is not a number"
+        done
+        assert_equal "${field[3]}" 4099
+        assert_equal "${field[4]}" $((3 * 4 * 4099))
+        assert_equal "${field[5]}" 4099
+        assert_equal "${field[6]}" 3
+    done
+}
+
+@test "lesson01 --only naive runs the naive variant alone, still checked against the CPU" {
+    run "$(gpu_build)/lesson01" -n 1000 --only naive --reps 1 --warmup 0 --csv
+    assert_success
+    assert_equal "${#lines[@]}" 3
+    assert_line --index 1 --regexp "^lesson01,naive,end-to-end,1000,"
+    assert_line --index 2 --regexp "^lesson01,naive,kernel,1000,.*,PASS,"
+    refute_line --regexp "^lesson01,cpu,"
+}
+
+@test "lesson01 --seed changes the input and still passes" {
+    assert_every_variant_passes 999 --seed 12345
+}
+
+@test "lesson01 built by nvcc without a GPU runs the CPU version and exits 3 saying why" {
+    [ "$GPU_COUNT" -eq 0 ] || skip "a GPU is present, so the nvcc build runs on it"
+    [ -x "$CUDA_BUILD/lesson01" ] || skip "no nvcc build in $CUDA_BUILD (nvcc not installed?)"
+    run --separate-stderr "$CUDA_BUILD/lesson01" -n 1000 --reps 1 --warmup 0
+    assert_equal "$status" 3
+    assert_line --regexp "^device   none usable: "
+    assert_line --regexp "^cpu +host "
+    refute_line --regexp "^naive"
+    [[ "$stderr" == *"lesson01: GPU variants not run: "*"make BACKEND=emu lesson01"* ]] ||
+        fail "stderr does not say why and what to do: $stderr"
+}

@@ -1,0 +1,49 @@
+# tests/test_helper.bash - loaded by every .bats file in tests/.
+#
+# make test builds the programs first and tells the tests where they are:
+#   WORKBOOK_EMU_BUILD   programs built for the CPU emulator (build/emu)
+#   WORKBOOK_CUDA_BUILD  programs built by nvcc for a real GPU (build/cuda-sm75)
+#   WORKBOOK_GPU_COUNT   how many GPUs nvidia-smi listed
+# Run one file by hand with: make test-programs && bats tests/lesson01.bats
+
+bats_require_minimum_version 1.5.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+EMU_BUILD="$REPO/${WORKBOOK_EMU_BUILD:-build/emu}"
+CUDA_BUILD="$REPO/${WORKBOOK_CUDA_BUILD:-build/cuda-sm75}"
+GPU_COUNT="${WORKBOOK_GPU_COUNT:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}"
+
+# The build whose GPU variants can run here: the real GPU's when there is one,
+# else the emulator's. Skips the test, saying why, when there is neither.
+gpu_build() {
+    if [ "$GPU_COUNT" -gt 0 ] && [ -d "$CUDA_BUILD" ]; then
+        echo "$CUDA_BUILD"
+    elif [ -d "$EMU_BUILD" ]; then
+        echo "$EMU_BUILD"
+    else
+        skip "no GPU here and no emulator build in $EMU_BUILD (run make test)"
+    fi
+}
+
+# Any build will do for what happens before a device is used (option parsing).
+any_build() {
+    for build in "$EMU_BUILD" "$CUDA_BUILD"; do
+        if [ -d "$build" ]; then
+            echo "$build"
+            return
+        fi
+    done
+    skip "no build found (run make test)"
+}
+
+# The lesson programs there are: lesson01 lesson02 ...
+lesson_programs() {
+    ls "$REPO"/lessons | sed -n 's/^\([0-9][0-9]\)-.*/lesson\1/p'
+}
+
+# Number of comma-separated fields in a CSV line.
+field_count() {
+    awk -F, '{ print NF }' <<<"$1"
+}
