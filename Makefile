@@ -10,6 +10,8 @@
 
 # ---- what to build with ------------------------------------------------------
 
+SHELL := /bin/bash
+
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc),nvcc)
 EMUCC := common/emu/emucc
 
@@ -147,8 +149,10 @@ ifeq ($(HAVE_NVCC),yes)
 else
 	@echo "nvcc not found: skipping the nvcc builds (the emulator tests still run)"
 endif
-	WORKBOOK_EMU_BUILD=build/emu WORKBOOK_CUDA_BUILD=build/cuda-sm$(CUDA_ARCH) \
-	WORKBOOK_GPU_COUNT=$(GPU_COUNT) bats tests
+	@mkdir -p build
+	@set -o pipefail; WORKBOOK_EMU_BUILD=build/emu WORKBOOK_CUDA_BUILD=build/cuda-sm$(CUDA_ARCH) \
+	  WORKBOOK_GPU_COUNT=$(GPU_COUNT) bats --tap tests | tee build/tests.tap; \
+	  status=$$?; sh common/tap-summary.sh build/tests.tap; exit $$status
 
 # ---- lab tools ----------------------------------------------------------------
 
@@ -164,6 +168,8 @@ help:
 	@echo "  exerciseNN     build your lessons/NN-*/exercise.cu and check it (here: $(EXERCISES))"
 	@echo "  solutionNN     the same with the worked solution in solutions/"
 	@echo "  test           build everything and run the Bats test suite in tests/"
+	@echo "  bench          run every lesson over a size sweep; append to plots/results/<device>.csv"
+	@echo "  plots          check plots/results/*.csv and draw charts into plots/out/ (PNG and SVG)"
 	@echo "  doctor         check this machine: nvcc, driver, GPUs, the architecture built for"
 	@echo "  clean          remove build/ and the lesson programs"
 	@echo ""

@@ -50,8 +50,8 @@ static void vector_add_cpu(const float *a, const float *b, float *c, long long n
 
 /* One thread per element. The grid has at least n threads, so the last block
  * may stick out past the end of the arrays: the bounds check keeps its extra
- * threads from writing outside c. The index is 64-bit because blockIdx.x *
- * blockDim.x overflows an int beyond 2^31 elements. */
+ * threads from writing outside c. The index is 64-bit: blockIdx.x * blockDim.x
+ * is 32-bit unsigned arithmetic, which wraps around beyond 2^32 elements. */
 __global__ void vector_add_naive(const float *a, const float *b, float *c, long long n)
 {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
