@@ -68,8 +68,11 @@ FNR == 1 {
     # max_error is printed with %g: a broken kernel can make it inf or nan.
     if ($18 !~ /^-?(inf|nan)$/ && !is_number($18))
         fail("max_error is '" $18 "', expected a number")
-    if ($1 == "" || $2 == "" || $19 == "")
-        fail("lesson, variant and device must not be empty")
+    # lesson and variant become file names and legends: letters, digits, - and _.
+    if ($1 !~ /^[A-Za-z0-9_-]+$/ || $2 !~ /^[A-Za-z0-9_-]+$/)
+        fail("lesson and variant must be non-empty words of letters, digits, - and _")
+    if ($19 == "")
+        fail("device is empty")
     if (field_count == 25 && $25 == "")
         fail("date is empty (common/bench.sh stamps every row with the date of its run)")
 }

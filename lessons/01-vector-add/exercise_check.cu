@@ -75,8 +75,11 @@ int main(void)
             printf("  n = %-8lld PASS\n", n);
         } else {
             failures++;
-            printf("  n = %-8lld FAIL: first wrong index %lld: expected %.9g, got %.9g\n", n,
-                   check.first_bad, check.expected, check.actual);
+            unsigned int bits;
+            memcpy(&bits, &h_c[check.first_bad], sizeof bits);
+            printf("  n = %-8lld FAIL: first wrong index %lld: expected %.9g, got %.9g%s\n", n,
+                   check.first_bad, check.expected, check.actual,
+                   bits == 0xFFFFFFFFu ? " (never written)" : "");
         }
     }
 

@@ -1,0 +1,229 @@
+#!/bin/sh
+# common/bench.sh - runs each lesson over a sweep of problem sizes and appends
+# the CSV rows to this machine's results file in plots/results/.
+#
+#   make bench                          the usual way; it builds, then runs:
+#   BACKEND=cuda BUILD=build/cuda-sm90 sh common/bench.sh lesson01 lesson02
+#   BACKEND=emu BUILD=build/emu BENCH_SIZES="1k 16k" BENCH_REPS=3 sh common/bench.sh lesson01
+#
+# Settings (environment):
+#   BACKEND            cuda or emu (default emu); BUILD: where the lesson
+#                      programs are (default build/emu for emu)
+#   BENCH_SIZES        sizes to run every lesson at, instead of the table below
+#   BENCH_REPS         timed runs per measurement (default: the program's own,
+#                      10; on the emulator 3)
+#   BENCH_WARMUP       untimed runs first (default: the program's own, 2; emu 1)
+#   BENCH_RESULTS_DIR  where the results file goes (default plots/results)
+#   BENCH_NOISY_PCT    spread (interquartile range / median, %) above which a
+#                      row is called noisy in the summary (default 5)
+#
+# The results file is named after the device: a slug of the GPU's name
+# (nvidia-h100-80gb-hbm3.csv), cpu-emulation.csv for the emulator, no-gpu.csv
+# when no GPU could run. It has one header: the columns the programs print
+# with --csv, plus "date", the UTC time this run started, on every row, so a
+# file holds several runs and plots/plot.sh draws the latest one. Device,
+# driver and CUDA runtime versions and the backend are columns of every row.
+#
+# Exit status: 0 when every run passed its checks (a program that found no
+# GPU, exit status 3, counts as passed: its CPU rows are recorded); 1 when a
+# check failed or a program failed in another way; 2 usage.
+
+set -u
+program=bench.sh
+
+# ---- which sizes -------------------------------------------------------------
+# One line per lesson: its sweep on a GPU, from tiny (launch overhead
+# dominates) to past 4x the L2 cache (data comes from memory, not cache); and
+# a short sweep for the emulator, which runs GPU code on the CPU, slowly.
+#   lesson01 moves 12 bytes per element (reads a and b, writes c, float32). An
+#   H100's L2 is 50 MB, 4x that is 200 MB = 17M elements: 64M is past it.
+# A lesson whose -n is not an element count (a matrix side, say) must get its
+# own line here: the generic sweep would ask it for a 64M x 64M matrix.
+sizes_for() {
+    lesson=$1
+    case $lesson in
+        lesson01) gpu_sizes="1k 4k 16k 64k 256k 1M 4M 16M 64M"
+                  emu_sizes="1k 4k 16k 64k 256k 1M" ;;
+        *)        gpu_sizes="1k 16k 256k 4M 16M 64M"
+                  emu_sizes="1k 16k 256k 1M" ;;
+    esac
+    if [ -n "${BENCH_SIZES:-}" ]; then
+        echo "$BENCH_SIZES"
+    elif [ "$BACKEND" = emu ]; then
+        echo "$emu_sizes"
+    else
+        echo "$gpu_sizes"
+    fi
+}
+
+# ---- settings ----------------------------------------------------------------
+
+BACKEND=${BACKEND:-emu}
+case $BACKEND in
+    emu)  BUILD=${BUILD:-build/emu}
+          BENCH_REPS=${BENCH_REPS:-3}
+          BENCH_WARMUP=${BENCH_WARMUP:-1} ;;
+    cuda) if [ -z "${BUILD:-}" ]; then
+              echo "$program: BACKEND=cuda needs BUILD=build/cuda-smNN (make bench sets it)" >&2
+              exit 2
+          fi ;;
+    *)    echo "$program: BACKEND=$BACKEND: expected cuda or emu" >&2; exit 2 ;;
+esac
+results_dir=${BENCH_RESULTS_DIR:-plots/results}
+noisy_pct=${BENCH_NOISY_PCT:-5}
+# Empty: the program's own default.
+repetition_options=""
+[ -n "${BENCH_REPS:-}" ] && repetition_options="--reps $BENCH_REPS"
+[ -n "${BENCH_WARMUP:-}" ] && repetition_options="$repetition_options --warmup $BENCH_WARMUP"
+
+if [ $# -eq 0 ]; then
+    echo "usage: BACKEND=cuda|emu BUILD=DIR sh common/bench.sh lesson01 [lesson02 ...]" >&2
+    exit 2
+fi
+
+# The exact header the programs print (common/workbook.cu); bench adds "date".
+columns="lesson,variant,scope,size,bytes,flops,reps,median_ms,min_ms,spread_pct,gbps,gflops,peak_gbps,peak_gflops,pct_peak,speedup,check,max_error,device,backend,driver,runtime,cpu_threads,cache"
+run_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+: > "$work/rows"            # every row of this run, without the date
+failed=0                    # 1: some check failed or some program broke
+
+echo "$program: backend $BACKEND, programs in $BUILD, ${repetition_options:-default repetitions}"
+if [ "$BACKEND" = emu ]; then
+    echo "$program: CPU emulation: the GPU variants run on the CPU; their times are not GPU times"
+fi
+
+# ---- run every lesson at every size -----------------------------------------
+
+for lesson in "$@"; do
+    lesson_program="$BUILD/$lesson"
+    if [ ! -x "$lesson_program" ]; then
+        echo "$program: $lesson_program not found: build it first (make bench builds everything)" >&2
+        failed=1
+        continue
+    fi
+    no_gpu_reason=""
+    : > "$work/$lesson.rows"
+    for size in $(sizes_for "$lesson"); do
+        # shellcheck disable=SC2086  # repetition_options is a list of words
+        "$lesson_program" --csv -n "$size" $repetition_options > "$work/out" 2> "$work/err"
+        status=$?
+        if [ "$(head -n 1 "$work/out")" = "$columns" ]; then
+            tail -n +2 "$work/out" >> "$work/$lesson.rows"
+            row_count=$(($(wc -l < "$work/out") - 1))
+        else
+            row_count=0
+        fi
+        case $status in
+            0)  echo "  $lesson n=$size: ok, $row_count rows" ;;
+            3)  # No usable GPU: the CPU rows are still worth keeping.
+                echo "  $lesson n=$size: CPU rows only ($row_count), GPU variants not run"
+                no_gpu_reason=$(tail -n 1 "$work/err") ;;
+            1)  echo "  $lesson n=$size: CHECK FAILED, $row_count rows (recorded, marked FAIL):" >&2
+                sed 's/^/    /' "$work/err" >&2
+                failed=1 ;;
+            *)  echo "  $lesson n=$size: the program failed with exit status $status:" >&2
+                sed 's/^/    /' "$work/err" | tail -n 5 >&2
+                failed=1 ;;
+        esac
+    done
+    cat "$work/$lesson.rows" >> "$work/rows"
+    if [ -n "$no_gpu_reason" ]; then
+        echo "  $lesson: GPU variants not run (no usable GPU), CPU rows recorded; the program says:"
+        echo "    $no_gpu_reason"
+    fi
+done
+
+if [ ! -s "$work/rows" ]; then
+    echo "$program: no results to record" >&2
+    exit 1
+fi
+
+# ---- append to this machine's results file ----------------------------------
+
+# The device and backend of this run, from its first row.
+device=$(head -n 1 "$work/rows" | cut -d , -f 19)
+backend=$(head -n 1 "$work/rows" | cut -d , -f 20)
+driver=$(head -n 1 "$work/rows" | cut -d , -f 21)
+runtime=$(head -n 1 "$work/rows" | cut -d , -f 22)
+if [ "$backend" = emu ]; then
+    slug=cpu-emulation
+elif [ "$device" = none ]; then
+    slug=no-gpu
+else
+    # "NVIDIA H100 80GB HBM3" -> nvidia-h100-80gb-hbm3
+    slug=$(printf '%s' "$device" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9' '-' |
+           sed 's/--*/-/g; s/^-//; s/-$//')
+fi
+mkdir -p "$results_dir" || exit 1
+results_file="$results_dir/$slug.csv"
+
+if [ ! -s "$results_file" ]; then
+    echo "$columns,date" > "$results_file"
+elif [ "$(head -n 1 "$results_file")" != "$columns,date" ]; then
+    echo "$program: $results_file has another header; move it aside and run again" >&2
+    exit 1
+fi
+sed "s/\$/,$run_date/" "$work/rows" >> "$results_file"
+# The same check make plots does, so a malformed row shows up now, not later.
+if ! awk -f "$(dirname "$0")/../plots/validate.awk" "$results_file"; then
+    echo "$program: $results_file is now malformed (see above): a program printed a bad row" >&2
+    failed=1
+fi
+
+# ---- summary: per lesson, the largest size ----------------------------------
+
+echo ""
+echo "results: $results_file (+$(wc -l < "$work/rows") rows)"
+# driver and runtime are CUDA version numbers: 13000 = 13.0
+echo "  device $device, backend $backend, CUDA driver $driver, runtime $runtime, date $run_date"
+awk -F , -v noisy_pct="$noisy_pct" -v backend="$backend" '
+    # Remember, per lesson, the largest size and its best GPU rows.
+    {
+        lesson = $1; size = $4 + 0
+        if (!(lesson in largest)) order[++lesson_count] = lesson
+        if (!(lesson in largest) || size > largest[lesson]) {
+            largest[lesson] = size; best_speedup[lesson] = ""; best_peak[lesson] = ""
+        }
+        if (size == largest[lesson] && $2 != "cpu" && $16 != "" &&
+            (best_speedup[lesson] == "" || $16 + 0 > best_speedup[lesson] + 0)) {
+            best_speedup[lesson] = $16; speedup_of[lesson] = $2 " " $3
+        }
+        if (size == largest[lesson] && $15 != "" &&
+            (best_peak[lesson] == "" || $15 + 0 > best_peak[lesson] + 0)) {
+            best_peak[lesson] = $15; peak_of[lesson] = $2 " " $3
+        }
+        if ($10 + 0 > noisy_pct)
+            noisy[lesson] = noisy[lesson] sprintf("\n    noisy: %s %s n=%s spread %s%%", $2, $3, $4, $10)
+        if ($17 == "FAIL")
+            failures[lesson] = failures[lesson] sprintf("\n    FAIL: %s %s n=%s max error %s", $2, $3, $4, $18)
+    }
+    END {
+        for (i = 1; i <= lesson_count; i++) {
+            lesson = order[i]
+            line = "  " lesson " at n=" largest[lesson] ": "
+            if (best_speedup[lesson] == "")
+                line = line "GPU variants not run"
+            else
+                line = line "best GPU speedup " best_speedup[lesson] "x (" speedup_of[lesson] ")"
+            if (best_peak[lesson] != "")
+                line = line ", " best_peak[lesson] "% of peak (" peak_of[lesson] ")"
+            else if (backend == "emu")
+                line = line ", % of peak: n/a (CPU emulation: no device peaks)"
+            else
+                line = line ", % of peak: n/a (no GPU)"
+            print line failures[lesson] noisy[lesson]
+            if (noisy[lesson] != "") any_noisy = 1
+        }
+        if (any_noisy)
+            print "  noisy rows: spread above " noisy_pct "%: their medians are less certain;" \
+                  " run again on an idle machine, or with more repetitions (BENCH_REPS)"
+    }' "$work/rows"
+
+if [ "$failed" -ne 0 ]; then
+    echo "$program: some runs failed (see above); their rows, if any, are recorded with check FAIL" >&2
+    exit 1
+fi
+echo "$program: done; draw the charts with: make plots"

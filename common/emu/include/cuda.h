@@ -1,0 +1,8 @@
+// cuda.h - the CPU emulator's stand-in for NVIDIA's header of the same name (common/emu/).
+// Everything the emulator provides lives behind <cuda_runtime.h>; this file exists so that code
+// including <cuda.h> compiles unchanged.
+#pragma once
+#include "cuda_runtime.h"
+#ifndef CUDA_VERSION
+#define CUDA_VERSION 13000
+#endif

@@ -1,0 +1,334 @@
+// cuda_emu/device.h - what kernel code sees: qualifiers, built-in variables, barriers, warp
+// operations, atomics and intrinsics, for the CPU emulator.
+//
+// Part of the CPU emulation backend (common/emu/); <cuda_runtime.h> includes it.
+// How the pieces map onto the CPU:
+//   - __global__, __device__, __host__ vanish: a kernel is an ordinary C++ function that the
+//     emulator calls once per GPU thread.
+//   - __shared__ becomes `static thread_local`. All threads of a block run on one OS thread and a
+//     worker runs one block at a time, so there is exactly one copy per running block.
+//   - threadIdx, blockIdx, blockDim and gridDim are per-OS-thread variables that the scheduler
+//     updates each time it switches from one GPU thread to another.
+//   - Barriers and warp operations are calls into the scheduler, which suspends the calling
+//     thread (a fiber with its own stack) until its partners arrive. The macros pass __FILE__ and
+//     __LINE__ so a bug report can name the exact barrier.
+//   - Atomics use the CPU's atomic instructions, so they are atomic across blocks that run on
+//     different cores.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "types.h"
+
+// ---- Qualifiers -------------------------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __shared__ static thread_local
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+#define __grid_constant__
+#define __builtin_align__(n) __attribute__((aligned(n)))
+#define __device_builtin__
+#define __cudart_builtin__
+
+// ---- Built-in variables -----------------------------------------------------------------------
+// __thread (not thread_local) so that reading threadIdx.x is a single load, not a function call.
+// blockDim and gridDim are dim3 in CUDA; a uint3 has the same members and converts to dim3.
+extern __thread uint3 threadIdx;
+extern __thread uint3 blockIdx;
+extern __thread uint3 blockDim;
+extern __thread uint3 gridDim;
+constexpr int warpSize = 32;
+
+namespace cuda_emu {
+
+// The dynamic shared memory of the block this OS thread is running (sized by the launch).
+extern __thread char* dynamic_shared_base;
+
+// `extern __shared__ T name[];` at namespace scope is rewritten to one of these: it behaves like
+// the array by converting to the current block's buffer each time it is used.
+template <class T>
+struct dynamic_shared_array {
+    operator T*() const { return reinterpret_cast<T*>(dynamic_shared_base); }
+    T& operator[](std::ptrdiff_t i) const { return reinterpret_cast<T*>(dynamic_shared_base)[i]; }
+};
+
+// ---- Barriers and warp operations (implemented in runtime/scheduler.cpp) ----------------------
+enum BlockReduce { REDUCE_NONE, REDUCE_COUNT, REDUCE_AND, REDUCE_OR };
+enum WarpOp {
+    WARP_SYNC, WARP_SHFL, WARP_SHFL_UP, WARP_SHFL_DOWN, WARP_SHFL_XOR,
+    WARP_BALLOT, WARP_ANY, WARP_ALL, WARP_REDUCE_ADD, WARP_REDUCE_MIN, WARP_REDUCE_MAX,
+    WARP_REDUCE_AND, WARP_REDUCE_OR, WARP_REDUCE_XOR
+};
+
+int block_barrier(const char* file, int line, int reduce, int predicate);
+uint64_t warp_barrier(const char* file, int line, int op, unsigned mask, uint64_t value, int arg,
+                      int width);
+unsigned active_mask();
+
+template <class T>
+T warp_shuffle(const char* file, int line, int op, unsigned mask, T value, int arg,
+               int width = 32) {
+    static_assert(sizeof(T) <= 8, "the emulator shuffles values of at most 8 bytes");
+    uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    bits = warp_barrier(file, line, op, mask, bits, arg, width);
+    T result;
+    std::memcpy(&result, &bits, sizeof(T));
+    return result;
+}
+}  // namespace cuda_emu
+
+#define __syncthreads() ::cuda_emu::block_barrier(__FILE__, __LINE__, ::cuda_emu::REDUCE_NONE, 1)
+#define __syncthreads_count(p) \
+    ::cuda_emu::block_barrier(__FILE__, __LINE__, ::cuda_emu::REDUCE_COUNT, (p) != 0)
+#define __syncthreads_and(p) \
+    ::cuda_emu::block_barrier(__FILE__, __LINE__, ::cuda_emu::REDUCE_AND, (p) != 0)
+#define __syncthreads_or(p) \
+    ::cuda_emu::block_barrier(__FILE__, __LINE__, ::cuda_emu::REDUCE_OR, (p) != 0)
+
+// __syncwarp() and __syncwarp(mask): the macro makes a callable that remembers the place, so the
+// optional mask needs no compiler extension.
+#define __syncwarp(...) ::cuda_emu::SyncWarp{__FILE__, __LINE__}(__VA_ARGS__)
+#define __shfl_sync(...) \
+    ::cuda_emu::warp_shuffle(__FILE__, __LINE__, ::cuda_emu::WARP_SHFL, __VA_ARGS__)
+#define __shfl_up_sync(...) \
+    ::cuda_emu::warp_shuffle(__FILE__, __LINE__, ::cuda_emu::WARP_SHFL_UP, __VA_ARGS__)
+#define __shfl_down_sync(...) \
+    ::cuda_emu::warp_shuffle(__FILE__, __LINE__, ::cuda_emu::WARP_SHFL_DOWN, __VA_ARGS__)
+#define __shfl_xor_sync(...) \
+    ::cuda_emu::warp_shuffle(__FILE__, __LINE__, ::cuda_emu::WARP_SHFL_XOR, __VA_ARGS__)
+#define __ballot_sync(mask, p) \
+    ((unsigned)::cuda_emu::warp_barrier(__FILE__, __LINE__, ::cuda_emu::WARP_BALLOT, mask, (p) != 0, 0, 32))
+#define __any_sync(mask, p) \
+    ((int)::cuda_emu::warp_barrier(__FILE__, __LINE__, ::cuda_emu::WARP_ANY, mask, (p) != 0, 0, 32))
+#define __all_sync(mask, p) \
+    ((int)::cuda_emu::warp_barrier(__FILE__, __LINE__, ::cuda_emu::WARP_ALL, mask, (p) != 0, 0, 32))
+#define __activemask() ::cuda_emu::active_mask()
+#define __reduce_add_sync(mask, v) ::cuda_emu::warp_reduce(__FILE__, __LINE__, ::cuda_emu::WARP_REDUCE_ADD, mask, v)
+#define __reduce_min_sync(mask, v) ::cuda_emu::warp_reduce(__FILE__, __LINE__, ::cuda_emu::WARP_REDUCE_MIN, mask, v)
+#define __reduce_max_sync(mask, v) ::cuda_emu::warp_reduce(__FILE__, __LINE__, ::cuda_emu::WARP_REDUCE_MAX, mask, v)
+#define __reduce_and_sync(mask, v) ::cuda_emu::warp_reduce(__FILE__, __LINE__, ::cuda_emu::WARP_REDUCE_AND, mask, v)
+#define __reduce_or_sync(mask, v) ::cuda_emu::warp_reduce(__FILE__, __LINE__, ::cuda_emu::WARP_REDUCE_OR, mask, v)
+#define __reduce_xor_sync(mask, v) ::cuda_emu::warp_reduce(__FILE__, __LINE__, ::cuda_emu::WARP_REDUCE_XOR, mask, v)
+
+namespace cuda_emu {
+struct SyncWarp {
+    const char* file;
+    int line;
+    void operator()(unsigned mask = 0xffffffffu) const { warp_barrier(file, line, WARP_SYNC, mask, 0, 0, 32); }
+};
+// __reduce_*_sync exist for int and unsigned; the sign decides how min and max compare.
+template <class T>
+T warp_reduce(const char* file, int line, int op, unsigned mask, T value) {
+    static_assert(sizeof(T) == 4, "__reduce_*_sync takes int or unsigned");
+    int64_t wide = (int64_t)value;
+    return (T)warp_barrier(file, line, op, mask, (uint64_t)wide, T(-1) < T(0), 32);
+}
+}  // namespace cuda_emu
+
+// Memory fences: every emulated thread shares the CPU's coherent memory, so a full fence is
+// enough for all three scopes.
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __nanosleep(unsigned) {}
+
+// ---- Atomics ----------------------------------------------------------------------------------
+// Integer add/sub/and/or/xor/exch map to single CPU instructions; the rest (float add, min, max,
+// inc, dec) are compare-and-swap loops, which is also how a GPU without a native instruction
+// does them.
+namespace cuda_emu {
+template <class T, class F>
+inline T atomic_update(T* address, F update) {
+    T old = __atomic_load_n(address, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(address, &old, update(old), false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+template <class T, class Bits, class F>
+inline T atomic_update_bits(T* address, F update) {  // for float and double
+    static_assert(sizeof(T) == sizeof(Bits), "bit pattern size");
+    Bits* raw = reinterpret_cast<Bits*>(address);
+    Bits old_bits = __atomic_load_n(raw, __ATOMIC_RELAXED);
+    for (;;) {
+        T old_value, new_value;
+        std::memcpy(&old_value, &old_bits, sizeof(T));
+        new_value = update(old_value);
+        Bits new_bits;
+        std::memcpy(&new_bits, &new_value, sizeof(T));
+        if (__atomic_compare_exchange_n(raw, &old_bits, new_bits, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED))
+            return old_value;
+    }
+}
+}  // namespace cuda_emu
+
+#define CUDA_EMU_INT_ATOMICS(T)                                                                    \
+    inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }        \
+    inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }        \
+    inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }        \
+    inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }          \
+    inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }        \
+    inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }      \
+    inline T atomicMin(T* a, T v) {                                                              \
+        return cuda_emu::atomic_update(a, [v](T old) { return old < v ? old : v; });             \
+    }                                                                                            \
+    inline T atomicMax(T* a, T v) {                                                              \
+        return cuda_emu::atomic_update(a, [v](T old) { return old > v ? old : v; });             \
+    }                                                                                            \
+    inline T atomicCAS(T* a, T compare, T v) {                                                   \
+        __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
+        return compare;                                                                          \
+    }
+CUDA_EMU_INT_ATOMICS(int)
+CUDA_EMU_INT_ATOMICS(unsigned int)
+CUDA_EMU_INT_ATOMICS(long long)
+CUDA_EMU_INT_ATOMICS(unsigned long long)
+#undef CUDA_EMU_INT_ATOMICS
+
+inline unsigned short atomicCAS(unsigned short* a, unsigned short compare, unsigned short v) {
+    __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return compare;
+}
+inline float atomicAdd(float* a, float v) {
+    return cuda_emu::atomic_update_bits<float, uint32_t>(a, [v](float old) { return old + v; });
+}
+inline double atomicAdd(double* a, double v) {
+    return cuda_emu::atomic_update_bits<double, uint64_t>(a, [v](double old) { return old + v; });
+}
+inline float atomicSub(float* a, float v) { return atomicAdd(a, -v); }
+inline float atomicExch(float* a, float v) {
+    return cuda_emu::atomic_update_bits<float, uint32_t>(a, [v](float) { return v; });
+}
+inline float atomicMin(float* a, float v) {
+    return cuda_emu::atomic_update_bits<float, uint32_t>(a, [v](float o) { return fminf(o, v); });
+}
+inline float atomicMax(float* a, float v) {
+    return cuda_emu::atomic_update_bits<float, uint32_t>(a, [v](float o) { return fmaxf(o, v); });
+}
+// atomicInc wraps to 0 after reaching limit; atomicDec wraps to limit after 0 (or above limit).
+inline unsigned int atomicInc(unsigned int* a, unsigned int limit) {
+    return cuda_emu::atomic_update(a, [limit](unsigned old) { return old >= limit ? 0u : old + 1; });
+}
+inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
+    return cuda_emu::atomic_update(
+        a, [limit](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
+}
+// The _block and _system variants differ on a GPU only in which threads must see the result.
+#define atomicAdd_block atomicAdd
+#define atomicAdd_system atomicAdd
+#define atomicCAS_block atomicCAS
+#define atomicExch_block atomicExch
+#define atomicMin_block atomicMin
+#define atomicMax_block atomicMax
+
+// ---- Integer intrinsics -----------------------------------------------------------------------
+inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned int __brev(unsigned int x) {
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    return __builtin_bswap32(x);
+}
+inline int __mul24(int a, int b) { return (int)((a << 8 >> 8) * (b << 8 >> 8)); }
+inline unsigned int __umul24(unsigned int a, unsigned int b) { return (a & 0xffffff) * (b & 0xffffff); }
+inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+inline unsigned int __umulhi(unsigned int a, unsigned int b) {
+    return (unsigned)(((unsigned long long)a * b) >> 32);
+}
+inline unsigned int __sad(int a, int b, unsigned int c) { return (unsigned)(a > b ? a - b : b - a) + c; }
+
+// Loads through the read-only cache are ordinary loads here.
+template <class T> inline T __ldg(const T* p) { return *p; }
+template <class T> inline T __ldcg(const T* p) { return *p; }
+template <class T> inline T __ldca(const T* p) { return *p; }
+template <class T> inline T __ldcs(const T* p) { return *p; }
+template <class T> inline void __stcg(T* p, T v) { *p = v; }
+template <class T> inline void __stcs(T* p, T v) { *p = v; }
+template <class T> inline void __stwt(T* p, T v) { *p = v; }
+
+// ---- Floating point intrinsics ----------------------------------------------------------------
+// The fast hardware approximations (__expf, __sinf, ...) are computed exactly here, so results can
+// differ from a GPU in the last bits; compare with a tolerance, as the course does anyway.
+inline float __expf(float x) { return expf(x); }
+inline float __exp10f(float x) { return powf(10.0f, x); }
+inline float __logf(float x) { return logf(x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline void __sincosf(float x, float* s, float* c) { *s = sinf(x); *c = cosf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return sqrtf(x); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
+inline float exp10f(float x) { return powf(10.0f, x); }
+inline float normcdff(float x) { return 0.5f * erfcf(-x * 0.70710678f); }
+
+inline int __float_as_int(float x) { int r; std::memcpy(&r, &x, 4); return r; }
+inline unsigned int __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
+inline float __int_as_float(int x) { float r; std::memcpy(&r, &x, 4); return r; }
+inline float __uint_as_float(unsigned int x) { float r; std::memcpy(&r, &x, 4); return r; }
+inline long long __double_as_longlong(double x) { long long r; std::memcpy(&r, &x, 8); return r; }
+inline double __longlong_as_double(long long x) { double r; std::memcpy(&r, &x, 8); return r; }
+inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
+inline int __float2int_rz(float x) { return (int)x; }
+inline int __float2int_rd(float x) { return (int)floorf(x); }
+inline int __float2int_ru(float x) { return (int)ceilf(x); }
+inline unsigned int __float2uint_rn(float x) { return (unsigned)nearbyintf(x); }
+inline float __int2float_rn(int x) { return (float)x; }
+inline float __uint2float_rn(unsigned int x) { return (float)x; }
+inline int __double2int_rn(double x) { return (int)nearbyint(x); }
+inline float __double2float_rn(double x) { return (float)x; }
+
+// min and max for every pair of types CUDA's headers provide them for; mixed signed/unsigned
+// pairs compare as unsigned, mixed float/double as double, as in CUDA.
+#define CUDA_EMU_MINMAX(R, A, B)                              \
+    inline R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; } \
+    inline R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
+CUDA_EMU_MINMAX(int, int, int)
+CUDA_EMU_MINMAX(unsigned int, unsigned int, unsigned int)
+CUDA_EMU_MINMAX(unsigned int, int, unsigned int)
+CUDA_EMU_MINMAX(unsigned int, unsigned int, int)
+CUDA_EMU_MINMAX(long long, long long, long long)
+CUDA_EMU_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+CUDA_EMU_MINMAX(long, long, long)
+CUDA_EMU_MINMAX(unsigned long, unsigned long, unsigned long)
+CUDA_EMU_MINMAX(double, double, double)
+CUDA_EMU_MINMAX(double, float, double)
+CUDA_EMU_MINMAX(double, double, float)
+#undef CUDA_EMU_MINMAX
+inline float min(float a, float b) { return fminf(a, b); }
+inline float max(float a, float b) { return fmaxf(a, b); }
+inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
+inline unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
+inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+inline long long llmax(long long a, long long b) { return a > b ? a : b; }

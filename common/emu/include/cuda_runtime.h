@@ -1,0 +1,19 @@
+// cuda_runtime.h - the CPU emulator's stand-in for NVIDIA's <cuda_runtime.h>.
+//
+// common/emu/emucc puts common/emu/include/ first on the include path (and pre-includes this file
+// into every .cu, as nvcc does), so course code that includes <cuda_runtime.h> gets the emulator
+// instead of a GPU. The pieces:
+//   cuda_emu/types.h   vector types, dim3, error codes, device properties
+//   cuda_emu/api.h     cudaMalloc, cudaMemcpy, streams, events, occupancy, ...
+//   cuda_emu/device.h  qualifiers, threadIdx & co., barriers, warp operations, atomics, intrinsics
+//   cuda_emu/launch.h  what a rewritten kernel<<<...>>>(...) launch calls
+// CUDA_EMULATION is 1 here and undefined with the real toolkit, for code that wants to say which
+// backend it runs on. Nothing else in a .cu file should need to know.
+#pragma once
+
+#define CUDA_EMULATION 1
+
+#include "cuda_emu/types.h"
+#include "cuda_emu/api.h"
+#include "cuda_emu/device.h"
+#include "cuda_emu/launch.h"

@@ -1,0 +1,5 @@
+// device_launch_parameters.h - the CPU emulator's stand-in for NVIDIA's header of the same name (common/emu/).
+// Everything the emulator provides lives behind <cuda_runtime.h>; this file exists so that code
+// including <device_launch_parameters.h> compiles unchanged.
+#pragma once
+#include "cuda_runtime.h"

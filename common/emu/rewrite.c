@@ -1,0 +1,356 @@
+/* rewrite.c - turns the two pieces of CUDA syntax that C++ lacks into plain C++ for the emulator.
+ *
+ * Part of the CPU emulation backend (common/emu/). emucc builds it on first use and runs
+ *     emu-rewrite INPUT.cu OUTPUT.cpp NAME_FOR_ERRORS
+ * before handing the result to the host C++ compiler. Everything else CUDA adds (__global__,
+ * __shared__, threadIdx, __syncthreads, ...) is handled by macros and functions in
+ * common/emu/include/, so only two rewrites are needed:
+ *
+ *   1. Kernel launches. `name<<<grid, block[, shared_bytes[, stream]]>>>(args)` becomes
+ *        ::cuda_emu::launch(::cuda_emu::config(grid, block...), "name",
+ *                           [&](auto&&... cuda_emu_args) { name(cuda_emu_args...); }, args)
+ *      The kernel name may be templated (reduce<float, 256>) or qualified (ns::kernel), and the
+ *      configuration may span lines.
+ *   2. `extern __shared__ T name[];` (dynamic shared memory, sized at launch) becomes a pointer
+ *      to the running block's buffer: `T *const name = (decltype(name))...;`.
+ *
+ * Comments, string literals, character literals and numbers (1'000'000) are copied untouched.
+ * Line numbers are kept exactly: the output starts with `#line 1 "NAME_FOR_ERRORS"`, and every
+ * newline of the input appears in the output on the same line, so compiler messages point into
+ * the .cu file. Written in C, not a scripting language, so it needs nothing beyond a C compiler.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- A growable output buffer ---------------------------------------------------------------- */
+static char *out;
+static size_t out_len, out_cap;
+
+static void emit(const char *text, size_t n) {
+    if (out_len + n + 1 > out_cap) {
+        out_cap = (out_len + n + 1) * 2;
+        out = realloc(out, out_cap);
+        if (!out) { perror("emu-rewrite"); exit(2); }
+    }
+    memcpy(out + out_len, text, n);
+    out_len += n;
+}
+static void emit_str(const char *text) { emit(text, strlen(text)); }
+
+/* ---- The input ------------------------------------------------------------------------------- */
+static const char *src;
+static size_t src_len;
+static const char *input_name;
+
+static int is_ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+static int line_of(size_t pos) {
+    int line = 1;
+    for (size_t i = 0; i < pos && i < src_len; i++) line += src[i] == '\n';
+    return line;
+}
+static void fail(size_t pos, const char *message) {
+    fprintf(stderr, "%s:%d: error: %s\n", input_name, line_of(pos), message);
+    exit(1);
+}
+
+/* If a comment, string, character literal or number starts at pos, returns where it ends;
+ * otherwise returns pos. These are the tokens inside which `<<<` or `extern` mean nothing. */
+static size_t skip_literal(size_t pos) {
+    char c = src[pos], next = pos + 1 < src_len ? src[pos + 1] : 0;
+    size_t i = pos;
+    if (c == '/' && next == '/') {
+        while (i < src_len && src[i] != '\n') i++;
+        return i;
+    }
+    if (c == '/' && next == '*') {
+        const char *end = strstr(src + pos + 2, "*/");
+        return end ? (size_t)(end - src) + 2 : src_len;
+    }
+    if (c == 'R' && next == '"' && (pos == 0 || !is_ident_char(src[pos - 1]) ||
+                                    src[pos - 1] == 'L' || src[pos - 1] == 'u' ||
+                                    src[pos - 1] == 'U' || src[pos - 1] == '8')) {
+        /* Raw string R"delim( ... )delim" */
+        char closing[24] = ")";
+        size_t d = pos + 2, n = 0;
+        while (d < src_len && src[d] != '(' && n < 16) closing[1 + n++] = src[d++];
+        closing[1 + n] = '"';
+        closing[2 + n] = 0;
+        const char *end = strstr(src + d, closing);
+        return end ? (size_t)(end - src) + strlen(closing) : src_len;
+    }
+    if (c == '"' || c == '\'') {
+        for (i = pos + 1; i < src_len && src[i] != c && src[i] != '\n'; i++)
+            if (src[i] == '\\') i++;
+        return i < src_len ? i + 1 : i;
+    }
+    if (c >= '0' && c <= '9' && (pos == 0 || !is_ident_char(src[pos - 1]))) {
+        /* A number, including digit separators (1'000) and exponents (1e-5f, 0x1p+3). */
+        for (i = pos + 1; i < src_len; i++) {
+            char d = src[i];
+            if (is_ident_char(d) || d == '.' || (d == '\'' && i + 1 < src_len && is_ident_char(src[i + 1])))
+                continue;
+            if ((d == '+' || d == '-') && strchr("eEpP", src[i - 1])) continue;
+            break;
+        }
+        return i;
+    }
+    return pos;
+}
+
+static size_t skip_space_and_comments(size_t pos) {
+    for (;;) {
+        while (pos < src_len && (is_space(src[pos]) || src[pos] == '\n')) pos++;
+        if (pos + 1 < src_len && src[pos] == '/' && (src[pos + 1] == '/' || src[pos + 1] == '*'))
+            pos = skip_literal(pos);
+        else
+            return pos;
+    }
+}
+
+static int count_newlines(const char *text, size_t n) {
+    int count = 0;
+    for (size_t i = 0; i < n; i++) count += text[i] == '\n';
+    return count;
+}
+
+/* ---- Rewrite 1: kernel launches --------------------------------------------------------------- */
+
+/* Walks back over the kernel expression already copied to the output (ns::kernel<T, 4>) and
+ * returns where it starts. */
+static size_t kernel_name_start(size_t end, size_t launch_pos) {
+    size_t p = end;
+    for (;;) {
+        if (p > 0 && out[p - 1] == '>') { /* template arguments: find the matching '<' */
+            int depth = 0;
+            do {
+                if (p == 0) fail(launch_pos, "cannot find the kernel name before <<<");
+                p--;
+                if (out[p] == '>') depth++;
+                if (out[p] == '<') depth--;
+            } while (depth > 0);
+            while (p > 0 && is_space(out[p - 1])) p--;
+        }
+        if (p > 0 && out[p - 1] == ')') { /* (*kernel_pointer) */
+            int depth = 0;
+            do {
+                if (p == 0) fail(launch_pos, "unbalanced parentheses before <<<");
+                p--;
+                if (out[p] == ')') depth++;
+                if (out[p] == '(') depth--;
+            } while (depth > 0);
+            return p;
+        }
+        size_t ident_end = p;
+        while (p > 0 && is_ident_char(out[p - 1])) p--;
+        if (p == ident_end) fail(launch_pos, "cannot find the kernel name before <<<");
+        size_t q = p;
+        while (q > 0 && is_space(out[q - 1])) q--;
+        if (q >= 2 && out[q - 1] == ':' && out[q - 2] == ':') {
+            q -= 2;
+            size_t r = q;
+            while (r > 0 && is_space(out[r - 1])) r--;
+            if (r > 0 && (is_ident_char(out[r - 1]) || out[r - 1] == '>')) {
+                p = r;
+                continue;
+            }
+            return q; /* leading :: */
+        }
+        return p;
+    }
+}
+
+/* src[pos] is the first '<' of `<<<`. Returns the position just after the launch's '('. */
+static size_t rewrite_launch(size_t pos) {
+    /* The configuration ends at the first `>>>` outside any brackets. */
+    size_t config_start = pos + 3, i = config_start;
+    int depth = 0;
+    for (;;) {
+        if (i + 2 >= src_len) fail(pos, "kernel launch <<< without a closing >>>");
+        size_t skipped = skip_literal(i);
+        if (skipped != i) { i = skipped; continue; }
+        char c = src[i];
+        if (c == '(' || c == '[' || c == '{') depth++;
+        if (c == ')' || c == ']' || c == '}') depth--;
+        if (depth == 0 && c == '>' && src[i + 1] == '>' && src[i + 2] == '>') break;
+        i++;
+    }
+    size_t config_end = i;
+    size_t open_paren = skip_space_and_comments(config_end + 3);
+    if (open_paren >= src_len || src[open_paren] != '(')
+        fail(pos, "expected the kernel's argument list '(' after >>>");
+    int no_arguments = src[skip_space_and_comments(open_paren + 1)] == ')';
+
+    /* Take the kernel name back out of the output. */
+    size_t name_end = out_len;
+    while (name_end > 0 && (is_space(out[name_end - 1]) || out[name_end - 1] == '\n')) name_end--;
+    size_t name_start = kernel_name_start(name_end, pos);
+    size_t name_len = name_end - name_start;
+    char *name = malloc(name_len + 1);
+    memcpy(name, out + name_start, name_len);
+    name[name_len] = 0;
+    /* Newlines inside the name or between it and <<< are re-emitted after it. */
+    int name_newlines = count_newlines(out + name_start, out_len - name_start);
+    for (size_t k = 0; k < name_len; k++)
+        if (name[k] == '\n' || name[k] == '\t') name[k] = ' ';
+    out_len = name_start;
+
+    emit_str("::cuda_emu::launch(::cuda_emu::config(");
+    emit(src + config_start, config_end - config_start);
+    emit_str("), \"");
+    for (size_t k = 0; k < name_len; k++) {
+        if (name[k] == '"' || name[k] == '\\') emit("\\", 1);
+        emit(name + k, 1);
+    }
+    emit_str("\", [&](auto&&... cuda_emu_args) { ");
+    emit_str(name);
+    emit_str("(cuda_emu_args...); }");
+    if (!no_arguments) emit_str(", ");
+    for (int k = 0; k < name_newlines; k++) emit_str("\n");
+    /* Keep whatever lay between >>> and ( (spaces, comments, newlines). */
+    emit(src + config_end + 3, open_paren - (config_end + 3));
+    free(name);
+    return open_paren + 1;
+}
+
+/* ---- Rewrite 2: extern __shared__ arrays ------------------------------------------------------ */
+
+/* src[pos] starts `extern __shared__ ...;`. Returns the position after the ';'. */
+static size_t rewrite_extern_shared(size_t pos, int at_namespace_scope) {
+    const char *keyword = strstr(src + pos, "__shared__");
+    size_t type_start = (size_t)(keyword - src) + strlen("__shared__");
+    const char *semicolon = memchr(src + pos, ';', src_len - pos);
+    if (!semicolon) fail(pos, "extern __shared__ declaration without ';'");
+    size_t end = (size_t)(semicolon - src);
+    size_t bracket = end;
+    while (bracket > type_start && src[bracket] != '[') bracket--;
+    if (src[bracket] != '[') fail(pos, "extern __shared__ must declare an array: extern __shared__ T name[];");
+    size_t name_end = bracket;
+    while (name_end > type_start && (is_space(src[name_end - 1]) || src[name_end - 1] == '\n')) name_end--;
+    size_t name_start = name_end;
+    while (name_start > type_start && is_ident_char(src[name_start - 1])) name_start--;
+    if (name_start == name_end) fail(pos, "cannot find the name in this extern __shared__ declaration");
+
+    /* The element type, without __align__(n): alignment comes from the emulator's buffer. */
+    char *type = malloc(name_start - type_start + 1);
+    size_t type_len = 0;
+    for (size_t k = type_start; k < name_start; k++) {
+        if (strncmp(src + k, "__align__", 9) == 0) {
+            k += 9;
+            while (k < name_start && src[k] != ')') k++;
+            continue;
+        }
+        type[type_len++] = src[k] == '\n' ? ' ' : src[k];
+    }
+    type[type_len] = 0;
+
+    char name[256];
+    size_t name_len = name_end - name_start < 255 ? name_end - name_start : 255;
+    memcpy(name, src + name_start, name_len);
+    name[name_len] = 0;
+
+    if (at_namespace_scope) {
+        emit_str("static ::cuda_emu::dynamic_shared_array<");
+        emit_str(type);
+        emit_str("> ");
+        emit_str(name);
+        emit_str(";");
+    } else {
+        emit_str(type);
+        emit_str(" *const ");
+        emit_str(name);
+        emit_str(" = (decltype(");
+        emit_str(name);
+        emit_str("))::cuda_emu::dynamic_shared_base;");
+    }
+    for (int k = count_newlines(src + pos, end - pos); k > 0; k--) emit_str("\n");
+    free(type);
+    return end + 1;
+}
+
+/* ---- Main scan -------------------------------------------------------------------------------- */
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: emu-rewrite INPUT.cu OUTPUT.cpp NAME_FOR_ERRORS\n");
+        return 2;
+    }
+    input_name = argv[3];
+    FILE *in = fopen(argv[1], "rb");
+    if (!in) { perror(argv[1]); return 1; }
+    size_t cap = 1 << 16;
+    char *buffer = malloc(cap + 1);
+    size_t n;
+    while ((n = fread(buffer + src_len, 1, cap - src_len, in)) > 0) {
+        src_len += n;
+        if (src_len == cap) buffer = realloc(buffer, (cap *= 2) + 1);
+    }
+    fclose(in);
+    buffer[src_len] = 0;
+    src = buffer;
+
+    emit_str("#line 1 \"");
+    for (const char *c = input_name; *c; c++) {
+        if (*c == '"' || *c == '\\') emit("\\", 1);
+        emit(c, 1);
+    }
+    emit_str("\"\n");
+
+    /* Braces: we track which ones open a namespace (or extern "C"), to tell whether an
+     * extern __shared__ declaration sits inside a function or at namespace scope. */
+    char brace_is_namespace[1024];
+    int brace_depth = 0, next_brace_is_namespace = 0;
+
+    size_t i = 0;
+    while (i < src_len) {
+        size_t skipped = skip_literal(i);
+        if (skipped != i) {
+            emit(src + i, skipped - i);
+            i = skipped;
+            continue;
+        }
+        char c = src[i];
+        if (is_ident_char(c)) {
+            size_t end = i;
+            while (end < src_len && is_ident_char(src[end])) end++;
+            size_t len = end - i;
+            if (len == 9 && strncmp(src + i, "namespace", 9) == 0) next_brace_is_namespace = 1;
+            if (len == 6 && strncmp(src + i, "extern", 6) == 0) {
+                size_t next = skip_space_and_comments(end);
+                if (strncmp(src + next, "__shared__", 10) == 0 && !is_ident_char(src[next + 10])) {
+                    int at_namespace_scope = brace_depth == 0 || brace_is_namespace[brace_depth - 1];
+                    i = rewrite_extern_shared(i, at_namespace_scope);
+                    continue;
+                }
+                if (src[next] == '"') next_brace_is_namespace = 1; /* extern "C" { */
+            }
+            emit(src + i, len);
+            i = end;
+            continue;
+        }
+        if (c == '<' && i + 2 < src_len && src[i + 1] == '<' && src[i + 2] == '<') {
+            i = rewrite_launch(i);
+            continue;
+        }
+        if (c == '{') {
+            if (brace_depth < (int)sizeof brace_is_namespace)
+                brace_is_namespace[brace_depth] = (char)next_brace_is_namespace;
+            brace_depth++;
+            next_brace_is_namespace = 0;
+        }
+        if (c == '}' && brace_depth > 0) brace_depth--;
+        if (c == ';') next_brace_is_namespace = 0;
+        emit(&c, 1);
+        i++;
+    }
+
+    FILE *file = fopen(argv[2], "wb");
+    if (!file || fwrite(out, 1, out_len, file) != out_len || fclose(file) != 0) {
+        perror(argv[2]);
+        return 1;
+    }
+    return 0;
+}

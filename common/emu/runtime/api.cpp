@@ -1,0 +1,495 @@
+// runtime/api.cpp - the CUDA runtime API on the CPU: memory, copies, streams, events, the device
+// description, the occupancy model and error strings.
+//
+// Part of the CPU emulation backend (common/emu/). Device memory is host memory, and all work is
+// synchronous (a launch returns when its grid is done), which keeps this file short:
+//   - Every device allocation is recorded, so cudaMemcpy can refuse a copy whose device side is not
+//     inside one (wrong direction, too many bytes, freed buffer), as a GPU does.
+//   - Events read the host's monotonic clock; since launches are synchronous, the time between
+//     two events is the time of the work between them.
+//   - The emulated device has one "multiprocessor" per worker thread and the per-multiprocessor
+//     limits of an A100 (compute capability 8.0), so occupancy arithmetic in the course gives
+//     textbook numbers.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include <unistd.h>
+
+#include "internal.h"
+
+namespace cuda_emu {
+namespace {
+
+thread_local cudaError_t last_error = cudaSuccess;  // per host thread, as in CUDA
+
+cudaError_t fail(cudaError_t error) {
+    set_last_error(error);
+    return error;
+}
+
+// ---- The device we pretend to be ---------------------------------------------------------------
+// Per-multiprocessor limits of compute capability 8.0 (A100), used by the occupancy model.
+constexpr int threads_per_sm = 2048;
+constexpr int blocks_per_sm = 32;
+constexpr size_t shared_per_sm = 164 * 1024;
+constexpr size_t reserved_shared_per_block = 1024;  // CUDA keeps 1 KiB of each block's share
+constexpr int registers_per_sm = 65536;
+// Registers per thread are unknown without a GPU compiler; the model assumes 32, the figure at
+// which registers stop limiting a full multiprocessor (65536 / 2048).
+constexpr int assumed_registers_per_thread = 32;
+size_t raised_shared_limit = default_shared_per_block;  // cudaFuncSetAttribute may raise it
+
+size_t physical_memory() { return (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE); }
+
+size_t available_memory() {
+    // MemAvailable counts reclaimable caches too, which is what "free" means to a program.
+    if (FILE* f = fopen("/proc/meminfo", "r")) {
+        char line[256];
+        unsigned long long kib = 0;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+        fclose(f);
+        if (kib) return (size_t)kib * 1024;
+    }
+    return (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+int host_cache_bytes() {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return (int)(l3 > 0 ? l3 : (l2 > 0 ? l2 : 4 << 20));
+}
+
+// ---- Allocation records -----------------------------------------------------------------------
+enum class Kind { device, managed, pinned_host, symbol };
+struct Allocation {
+    size_t size;
+    Kind kind;
+    bool guarded;
+};
+std::mutex allocations_mutex;
+std::map<const char*, Allocation> allocations;  // keyed by start address
+
+// The allocation that holds [ptr, ptr + count), or null.
+const Allocation* find_allocation(const void* ptr, size_t count) {
+    const char* p = (const char*)ptr;
+    auto it = allocations.upper_bound(p);
+    if (it == allocations.begin()) return nullptr;
+    --it;
+    if (p + count > it->first + it->second.size || p < it->first) return nullptr;
+    if (count == 0 && p > it->first + it->second.size) return nullptr;
+    return &it->second;
+}
+
+cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int line) {
+    if (!ptr) return fail(cudaErrorInvalidValue);
+    bool guard = settings().guard && kind != Kind::pinned_host;
+    void* memory = guard ? guarded_alloc(size, file, line) : aligned_alloc(256, (size + 255) / 256 * 256);
+    if (!memory) {
+        *ptr = nullptr;
+        return fail(cudaErrorMemoryAllocation);
+    }
+    if (settings().poison && kind != Kind::pinned_host) memset(memory, 0xff, size);
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    allocations[(const char*)memory] = Allocation{size, kind, guard};
+    *ptr = memory;
+    return cudaSuccess;
+}
+
+cudaError_t release(void* ptr, bool host_kind) {
+    if (!ptr) return cudaSuccess;
+    Allocation found;
+    {
+        std::lock_guard<std::mutex> lock(allocations_mutex);
+        auto it = allocations.find((const char*)ptr);
+        if (it == allocations.end() || (it->second.kind == Kind::pinned_host) != host_kind ||
+            it->second.kind == Kind::symbol)
+            return fail(host_kind ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
+        found = it->second;
+        allocations.erase(it);
+    }
+    if (settings().poison) memset(ptr, 0xff, found.size);  // reads after free show as NaN
+    if (found.guarded)
+        guarded_free(ptr);
+    else
+        free(ptr);
+    return cudaSuccess;
+}
+
+// A device-side pointer must lie, with all `count` bytes, inside one live device allocation.
+bool device_range_ok(const void* ptr, size_t count) {
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    const Allocation* a = find_allocation(ptr, count);
+    return a && a->kind != Kind::pinned_host;
+}
+
+struct Timing {
+    double ms;
+    bool recorded;
+};
+double now_ms() {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+}  // namespace
+
+void set_last_error(cudaError_t error) {
+    if (error != cudaSuccess) last_error = error;
+}
+
+size_t dynamic_shared_limit() { return raised_shared_limit; }
+
+cudaError_t copy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count,
+                        size_t offset, bool to_symbol) {
+    if (offset > symbol_size || count > symbol_size - offset) return fail(cudaErrorInvalidValue);
+    if (to_symbol)
+        memcpy((char*)symbol + offset, buffer, count);
+    else
+        memcpy(buffer, (char*)symbol + offset, count);
+    return cudaSuccess;
+}
+
+cudaError_t register_symbol(void* symbol, size_t size) {
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    allocations.emplace((const char*)symbol, Allocation{size, Kind::symbol, false});
+    return cudaSuccess;
+}
+
+}  // namespace cuda_emu
+
+using namespace cuda_emu;
+
+extern "C" {
+
+// ---- Errors ---------------------------------------------------------------------------------------
+cudaError_t cudaGetLastError(void) {
+    cudaError_t e = cuda_emu::last_error;
+    cuda_emu::last_error = cudaSuccess;
+    return e;
+}
+cudaError_t cudaPeekAtLastError(void) { return cuda_emu::last_error; }
+
+namespace {
+struct ErrorText {
+    cudaError_t code;
+    const char* name;
+    const char* text;
+};
+// The same wording as NVIDIA's runtime, so messages match what students find online.
+const ErrorText error_texts[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
+    {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer", "invalid host pointer"},
+    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {cudaErrorNotYetImplemented, "cudaErrorNotYetImplemented", "function not yet implemented"},
+    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
+    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
+    {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+};
+const ErrorText* find_error(cudaError_t e) {
+    for (const ErrorText& t : error_texts)
+        if (t.code == e) return &t;
+    return nullptr;
+}
+}  // namespace
+
+const char* cudaGetErrorName(cudaError_t e) {
+    const ErrorText* t = find_error(e);
+    return t ? t->name : "cudaErrorUnknown";
+}
+const char* cudaGetErrorString(cudaError_t e) {
+    const ErrorText* t = find_error(e);
+    return t ? t->text : "unrecognized error code";
+}
+
+// ---- Device management ------------------------------------------------------------------------------
+cudaError_t cudaGetDeviceCount(int* count) {
+    if (!count) return fail(cudaErrorInvalidValue);
+    *count = 1;
+    return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice); }
+cudaError_t cudaGetDevice(int* device) {
+    if (!device) return fail(cudaErrorInvalidValue);
+    *device = 0;
+    return cudaSuccess;
+}
+cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }  // launches are synchronous
+cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaDriverGetVersion(int* version) {
+    if (!version) return fail(cudaErrorInvalidValue);
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+cudaError_t cudaRuntimeGetVersion(int* version) { return cudaDriverGetVersion(version); }
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+    if (!prop) return fail(cudaErrorInvalidValue);
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    memset(prop, 0, sizeof *prop);
+    int workers = settings().workers;
+    snprintf(prop->name, sizeof prop->name, "CPU emulation (%d worker thread%s)", workers,
+             workers == 1 ? "" : "s");
+    prop->totalGlobalMem = physical_memory();
+    prop->sharedMemPerBlock = default_shared_per_block;
+    prop->sharedMemPerBlockOptin = optin_shared_per_block;
+    prop->sharedMemPerMultiprocessor = shared_per_sm;
+    prop->reservedSharedMemPerBlock = reserved_shared_per_block;
+    prop->regsPerBlock = registers_per_sm;
+    prop->regsPerMultiprocessor = registers_per_sm;
+    prop->warpSize = warpSize;
+    prop->memPitch = 2147483647;
+    prop->maxThreadsPerBlock = max_threads_per_block;
+    prop->maxThreadsDim[0] = max_threads_per_block;
+    prop->maxThreadsDim[1] = max_threads_per_block;
+    prop->maxThreadsDim[2] = max_block_dim_z;
+    prop->maxGridSize[0] = 2147483647;
+    prop->maxGridSize[1] = 65535;
+    prop->maxGridSize[2] = 65535;
+    prop->totalConstMem = 64 * 1024;
+    prop->major = 8;
+    prop->minor = 0;
+    prop->textureAlignment = 512;
+    prop->multiProcessorCount = workers;
+    prop->integrated = 1;  // it shares the host's memory
+    prop->canMapHostMemory = 1;
+    prop->concurrentKernels = 0;
+    prop->asyncEngineCount = 0;
+    prop->unifiedAddressing = 1;
+    prop->memoryBusWidth = 64;  // one DDR channel
+    prop->l2CacheSize = host_cache_bytes();
+    prop->maxThreadsPerMultiProcessor = threads_per_sm;
+    prop->maxBlocksPerMultiProcessor = blocks_per_sm;
+    prop->managedMemory = 1;
+    prop->concurrentManagedAccess = 1;
+    prop->cooperativeLaunch = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
+    if (!value) return fail(cudaErrorInvalidValue);
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    cudaDeviceProp p;
+    cudaGetDeviceProperties(&p, 0);
+    switch (attr) {
+        case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+        case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+        case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+        case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+        case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+        case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+        case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+        case cudaDevAttrMaxSharedMemoryPerBlock: *value = (int)p.sharedMemPerBlock; break;
+        case cudaDevAttrTotalConstantMemory: *value = (int)p.totalConstMem; break;
+        case cudaDevAttrWarpSize: *value = p.warpSize; break;
+        case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+        // Clocks in kHz. The memory figures describe DDR4-3200 (1600 MHz, two transfers per
+        // clock) on a 64-bit channel: 2 * 1.6e9 * 8 bytes = 25.6 GB/s, a typical host channel.
+        case cudaDevAttrClockRate: *value = 2000000; break;
+        case cudaDevAttrMemoryClockRate: *value = 1600000; break;
+        case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+        case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+        case cudaDevAttrIntegrated: *value = p.integrated; break;
+        case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+        case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+        case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+        case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
+        case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
+        case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+        case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+        case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = (int)p.sharedMemPerMultiprocessor; break;
+        case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+        case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+        case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
+        case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
+        case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
+        case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+        default: return fail(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+
+// ---- Memory ---------------------------------------------------------------------------------------
+cudaError_t cudaMalloc(void** ptr, size_t size, const char* file, int line) {
+    return allocate(ptr, size, Kind::device, file, line);
+}
+cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned int, const char* file, int line) {
+    return allocate(ptr, size, Kind::managed, file, line);
+}
+cudaError_t cudaMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height,
+                            const char* file, int line) {
+    if (!pitch) return fail(cudaErrorInvalidValue);
+    *pitch = (width + 511) / 512 * 512;  // rows start on 512-byte boundaries, like a GPU's
+    return allocate(ptr, *pitch * height, Kind::device, file, line);
+}
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+    return allocate(ptr, size, Kind::pinned_host, "", 0);
+}
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int) { return cudaMallocHost(ptr, size); }
+cudaError_t cudaHostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned int) {
+    if (!dev_ptr) return fail(cudaErrorInvalidValue);
+    *dev_ptr = host_ptr;
+    return cudaSuccess;
+}
+cudaError_t cudaFree(void* ptr) { return release(ptr, false); }
+cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true); }
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+    if (!free_bytes || !total_bytes) return fail(cudaErrorInvalidValue);
+    *free_bytes = available_memory();
+    *total_bytes = physical_memory();
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+    if (count == 0) return cudaSuccess;
+    if (!dst || !src) return fail(cudaErrorInvalidValue);
+    if ((unsigned)kind > cudaMemcpyDefault) return fail(cudaErrorInvalidMemcpyDirection);
+    bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    if ((dst_device && !device_range_ok(dst, count)) || (src_device && !device_range_ok(src, count)))
+        return fail(cudaErrorInvalidValue);
+    memmove(dst, src, count);
+    return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t) {
+    return cudaMemcpy(dst, src, count, kind);
+}
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, enum cudaMemcpyKind kind) {
+    if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue);
+    for (size_t row = 0; row < height; row++) {
+        cudaError_t e = cudaMemcpy((char*)dst + row * dpitch, (const char*)src + row * spitch, width, kind);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaMemset(void* ptr, int value, size_t count) {
+    if (count == 0) return cudaSuccess;
+    if (!device_range_ok(ptr, count)) return fail(cudaErrorInvalidValue);
+    memset(ptr, value, count);
+    return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t) {
+    return cudaMemset(ptr, value, count);
+}
+cudaError_t cudaMemPrefetchAsync(const void*, size_t, struct cudaMemLocation, unsigned int, cudaStream_t) {
+    return cudaSuccess;  // there is only one memory
+}
+cudaError_t cudaMemAdvise(const void*, size_t, enum cudaMemoryAdvise, struct cudaMemLocation) {
+    return cudaSuccess;
+}
+
+// ---- Streams and events -----------------------------------------------------------------------------
+// Work runs when it is issued, so a stream only has to exist; an event only keeps a time.
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
+    if (!stream) return fail(cudaErrorInvalidValue);
+    *stream = reinterpret_cast<cudaStream_t>(new char(0));
+    return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    delete reinterpret_cast<char*>(stream);
+    return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
+    if (!event) return fail(cudaErrorInvalidValue);
+    *event = reinterpret_cast<cudaEvent_t>(new Timing{0, false});
+    return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    *reinterpret_cast<Timing*>(event) = Timing{now_ms(), true};
+    return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    return event ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+}
+cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+    if (!ms) return fail(cudaErrorInvalidValue);
+    if (!start || !end) return fail(cudaErrorInvalidResourceHandle);
+    const Timing* a = reinterpret_cast<const Timing*>(start);
+    const Timing* b = reinterpret_cast<const Timing*>(end);
+    if (!a->recorded || !b->recorded) return fail(cudaErrorInvalidResourceHandle);
+    *ms = (float)(b->ms - a->ms);
+    return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    delete reinterpret_cast<Timing*>(event);
+    return cudaSuccess;
+}
+
+// ---- Kernel attributes and occupancy ---------------------------------------------------------------
+// The model: a multiprocessor holds at most 2048 threads (counted in whole warps of 32), 32
+// blocks and 164 KiB of shared memory, of which each block uses its dynamic shared memory plus
+// 1 KiB the runtime reserves. Static __shared__ arrays are not counted (the emulator cannot see
+// their size) and registers are assumed to be 32 per thread, so they never limit. The result is
+// the smallest of the three limits, as in the CUDA occupancy calculator with those inputs.
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
+    if (!attr || !func) return fail(cudaErrorInvalidValue);
+    memset(attr, 0, sizeof *attr);
+    attr->maxThreadsPerBlock = max_threads_per_block;
+    attr->numRegs = assumed_registers_per_thread;
+    attr->ptxVersion = 80;
+    attr->binaryVersion = 80;
+    attr->maxDynamicSharedSizeBytes = (int)(raised_shared_limit);
+    return cudaSuccess;
+}
+cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value) {
+    if (!func) return fail(cudaErrorInvalidDeviceFunction);
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || (size_t)value > optin_shared_per_block) return fail(cudaErrorInvalidValue);
+        // Kept for all kernels, not per kernel: the emulator does not tell kernels apart here.
+        raised_shared_limit = std::max(raised_shared_limit, (size_t)value);
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaFuncSetCacheConfig(const void*, enum cudaFuncCache) { return cudaSuccess; }
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, const void* func,
+                                                          int block_size, size_t dynamic_smem) {
+    if (!num_blocks || !func || block_size <= 0) return fail(cudaErrorInvalidValue);
+    if (block_size > max_threads_per_block || dynamic_smem > optin_shared_per_block) {
+        *num_blocks = 0;
+        return cudaSuccess;
+    }
+    int warps = (block_size + 31) / 32;
+    int by_threads = threads_per_sm / (warps * 32);
+    int by_registers = registers_per_sm / (warps * 32 * assumed_registers_per_thread);
+    int by_shared = (int)(shared_per_sm / (dynamic_smem + reserved_shared_per_block));
+    *num_blocks = std::min({blocks_per_sm, by_threads, by_registers, by_shared});
+    return cudaSuccess;
+}
+
+}  // extern "C"

@@ -1,0 +1,359 @@
+// runtime/debug.cpp - the emulator's bug finding: settings, reports, guard pages, the watchdog.
+//
+// Part of the CPU emulation backend (common/emu/). A GPU tells you little when a kernel is wrong:
+// a hang, garbage, or "an illegal memory access was encountered" with no culprit. Here we can do
+// better, because every emulated thread is ordinary CPU code:
+//   CUDA_EMU_ORDER=forward|reverse|random[:SEED]  order the threads of a block run in between
+//                    barriers; a result that changes with the order has a missing barrier.
+//   CUDA_EMU_GUARD=1  every device allocation ends at a protected page, so the first byte read or
+//                    written past its end stops the program with the allocation, the offset and
+//                    the block and thread that did it. Freed allocations stay protected, which
+//                    catches use after cudaFree.
+//   CUDA_EMU_POISON=1 fresh device memory (and dynamic shared memory) is filled with 0xFF bytes,
+//                    which read as NaN in floats and -1 in ints, so using uninitialised memory
+//                    shows in the results.
+//   CUDA_EMU_TIMEOUT=SECONDS  a thread that neither finishes nor reaches a barrier for this long
+//                    (default 10, 0 = never) is reported: typically a spin on a flag that another
+//                    thread must set, which cannot work when threads take turns.
+//   CUDA_EMU_WORKERS=N  OS threads that run blocks (default: one per core).
+//   CUDA_EMU_STACK_KB=N stack of each emulated GPU thread (default 256).
+// Crashes inside a kernel (bad pointer, stack overflow, division by zero) are reported with the
+// kernel, block and thread. Every report starts with "cuda-emu: " and the program exits with 1.
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+namespace cuda_emu {
+
+// ---- Settings -----------------------------------------------------------------------------------
+namespace {
+
+[[noreturn]] void bad_setting(const char* name, const char* value, const char* expected) {
+    fatal("%s=%s is not understood; expected %s", name, value, expected);
+}
+
+long read_number(const char* name, long low, long high, long fallback) {
+    const char* text = getenv(name);
+    if (!text || !*text) return fallback;
+    char* end;
+    long value = strtol(text, &end, 10);
+    if (*end || value < low || value > high) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "a whole number from %ld to %ld", low, high);
+        bad_setting(name, text, expected);
+    }
+    return value;
+}
+
+Settings read_settings() {
+    Settings s;
+    if (const char* order = getenv("CUDA_EMU_ORDER"); order && *order) {
+        if (strcmp(order, "forward") == 0) {
+            s.order = Order::forward;
+        } else if (strcmp(order, "reverse") == 0) {
+            s.order = Order::reverse;
+        } else if (strncmp(order, "random", 6) == 0 && (order[6] == 0 || order[6] == ':')) {
+            s.order = Order::random;
+            if (order[6] == ':') {
+                char* end;
+                s.seed = strtoull(order + 7, &end, 10);
+                if (*end || end == order + 7) bad_setting("CUDA_EMU_ORDER", order, "random:NUMBER");
+            } else {
+                // A fresh order each run; print the seed so a failing order can be repeated.
+                s.seed = (uint64_t)std::chrono::steady_clock::now().time_since_epoch().count() % 1000000;
+                fprintf(stderr, "cuda-emu: thread order random:%llu (CUDA_EMU_ORDER=random:%llu repeats it)\n",
+                        (unsigned long long)s.seed, (unsigned long long)s.seed);
+            }
+        } else {
+            bad_setting("CUDA_EMU_ORDER", order, "forward, reverse, random or random:SEED");
+        }
+    }
+    s.guard = read_number("CUDA_EMU_GUARD", 0, 1, 0) != 0;
+    s.poison = read_number("CUDA_EMU_POISON", 0, 1, 0) != 0;
+    long cores = (long)std::thread::hardware_concurrency();
+    s.workers = (int)read_number("CUDA_EMU_WORKERS", 1, 1024, cores > 0 ? cores : 1);
+    s.timeout_seconds = (double)read_number("CUDA_EMU_TIMEOUT", 0, 86400, 10);
+    s.stack_bytes = (size_t)read_number("CUDA_EMU_STACK_KB", 16, 1 << 20, 256) * 1024;
+    return s;
+}
+
+}  // namespace
+
+const Settings& settings() {
+    static const Settings s = read_settings();
+    return s;
+}
+
+// ---- Reports ------------------------------------------------------------------------------------
+// Built with snprintf and written with write(2), so they also work inside a signal handler.
+namespace {
+void vreport(const char* format, va_list args) {
+    char text[1024] = "cuda-emu: ";
+    size_t prefix = strlen(text);
+    vsnprintf(text + prefix, sizeof text - prefix - 1, format, args);
+    size_t length = strlen(text);
+    text[length++] = '\n';
+    ssize_t ignored = write(STDERR_FILENO, text, length);
+    (void)ignored;
+}
+}  // namespace
+
+void report(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    vreport(format, args);
+    va_end(args);
+}
+
+void die() {
+    fflush(stdout);  // keep what the program printed before the report
+    _exit(1);
+}
+
+void fatal(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    vreport(format, args);
+    va_end(args);
+    die();
+}
+
+void describe(const Location& where, char* text, size_t size) {
+    if (!where.kernel) {
+        snprintf(text, size, "host code");
+        return;
+    }
+    snprintf(text, size, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u)", where.kernel,
+             where.block.x, where.block.y, where.block.z, where.thread.x, where.thread.y,
+             where.thread.z);
+}
+
+// ---- Guarded allocations and stack guard pages ------------------------------------------------------
+// Fixed tables, appended to and never shrunk, so the fault handler can read them without locks.
+namespace {
+struct Guarded {
+    char* data;
+    size_t size;
+    char* mapping;
+    size_t mapping_size;
+    const char* file;
+    int line;
+    std::atomic<bool> freed;
+};
+constexpr int max_guarded = 1 << 16;
+Guarded guarded[max_guarded];
+std::atomic<int> guarded_count{0};
+
+struct StackGuard {
+    char* page;
+    size_t size;
+};
+constexpr int max_stack_guards = 1 << 16;
+StackGuard stack_guards[max_stack_guards];
+std::atomic<int> stack_guard_count{0};
+}  // namespace
+
+void register_stack_guard(void* page, size_t size) {
+    int slot = stack_guard_count.load();
+    if (slot >= max_stack_guards) return;
+    stack_guards[slot] = StackGuard{(char*)page, size};
+    stack_guard_count.store(slot + 1);  // stacks are made by their own worker; slots are distinct
+}
+
+void* guarded_alloc(size_t size, const char* file, int line) {
+    static std::atomic<int> next{0};
+    int slot = next.fetch_add(1);
+    if (slot >= max_guarded) fatal("CUDA_EMU_GUARD=1 supports at most %d allocations", max_guarded);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t data_pages = (size + page - 1) / page;
+    size_t mapping_size = (data_pages + 2) * page;
+    char* mapping = (char*)mmap(nullptr, mapping_size, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) return nullptr;
+    mprotect(mapping, page, PROT_NONE);
+    mprotect(mapping + page + data_pages * page, page, PROT_NONE);
+    // The data ends exactly at the protected page, so the first byte past the end faults. It
+    // starts aligned to the largest power of two dividing its size (at most 256): an array of
+    // T always has a size that is a multiple of alignof(T), so elements stay aligned.
+    size_t alignment = size ? (size & (~size + 1)) : 256;
+    if (alignment > 256) alignment = 256;
+    char* end = mapping + page + data_pages * page;
+    char* data = (char*)((uintptr_t)(end - size) & ~(uintptr_t)(alignment - 1));
+    Guarded& g = guarded[slot];
+    g.data = data;
+    g.size = size;
+    g.mapping = mapping;
+    g.mapping_size = mapping_size;
+    g.file = file;
+    g.line = line;
+    g.freed.store(false);
+    int count = guarded_count.load();
+    while (count < slot + 1 && !guarded_count.compare_exchange_weak(count, slot + 1)) {
+    }
+    return data;
+}
+
+void guarded_free(void* ptr) {
+    int count = guarded_count.load();
+    for (int i = 0; i < count; i++) {
+        Guarded& g = guarded[i];
+        if (g.data == ptr && !g.freed.load()) {
+            // Keep the pages reserved but inaccessible: a later access is a use after free.
+            mprotect(g.mapping, g.mapping_size, PROT_NONE);
+            g.freed.store(true);
+            return;
+        }
+    }
+}
+
+// ---- Fault and watchdog handlers -------------------------------------------------------------------
+namespace {
+
+void report_fault(int signal_number, siginfo_t* info, void* context) {
+    char where_text[256];
+    describe(current_location(), where_text, sizeof where_text);
+    char* address = (char*)info->si_addr;
+    if (signal_number == SIGFPE) fatal("arithmetic error (integer division by zero?) in %s", where_text);
+    if (signal_number == SIGILL) fatal("illegal instruction in %s", where_text);
+    if (signal_number == SIGABRT) fatal("the program aborted (a failed assert?) in %s", where_text);
+
+    const char* access = "access";
+#if defined(__x86_64__) && defined(REG_ERR)
+    // Bit 1 of the page-fault error code is set for writes.
+    access = (((ucontext_t*)context)->uc_mcontext.gregs[REG_ERR] & 2) ? "write" : "read";
+#else
+    (void)context;
+#endif
+    int stacks = stack_guard_count.load();
+    for (int i = 0; i < stacks; i++)
+        if (address >= stack_guards[i].page && address < stack_guards[i].page + stack_guards[i].size)
+            fatal("stack overflow in %s: a GPU thread used more than %zu KiB of stack (large local "
+                  "arrays or deep recursion); CUDA_EMU_STACK_KB raises the limit",
+                  where_text, settings().stack_bytes / 1024);
+    int count = guarded_count.load();
+    for (int i = 0; i < count; i++) {
+        const Guarded& g = guarded[i];
+        if (address < g.mapping || address >= g.mapping + g.mapping_size) continue;
+        long long offset = (long long)(address - g.data);
+        if (g.freed.load())
+            fatal("use after free: %s at byte %lld of a %zu-byte allocation (made at %s:%d) that was "
+                  "already freed with cudaFree, in %s",
+                  access, offset, g.size, g.file, g.line, where_text);
+        char relation[64];
+        if (offset < 0)
+            snprintf(relation, sizeof relation, "%lld bytes before its start", -offset);
+        else if (offset == (long long)g.size)
+            snprintf(relation, sizeof relation, "the first byte past its end");
+        else
+            snprintf(relation, sizeof relation, "%lld bytes past its end", offset - (long long)g.size + 1);
+        fatal("out-of-bounds %s in %s: byte offset %lld of a %zu-byte allocation made at %s:%d (%s)",
+              access, where_text, offset, g.size, g.file, g.line, relation);
+    }
+    if ((uintptr_t)address < 4096)
+        fatal("invalid %s of address %p (a null pointer) in %s", access, (void*)address, where_text);
+    fatal("invalid %s of address %p in %s%s", access, (void*)address, where_text,
+          settings().guard ? "" : " (CUDA_EMU_GUARD=1 says which allocation it overran)");
+}
+
+void report_no_progress(int, siginfo_t*, void*) {
+    char where_text[256];
+    describe(current_location(), where_text, sizeof where_text);
+    fatal("no progress for %g s in %s: the thread neither finished nor reached a barrier. Is it "
+          "waiting (spinning) for a value that another thread or block must write? Threads of a "
+          "block take turns here, so such a wait never ends; on a GPU it may hang too. "
+          "(CUDA_EMU_TIMEOUT sets the limit.)",
+          settings().timeout_seconds, where_text);
+}
+
+struct WatchSlot {
+    std::atomic<uint64_t> progress{0};
+    std::atomic<bool> running{false};
+    pthread_t thread;
+};
+constexpr int max_watch_slots = 1024;
+WatchSlot watch_slots[max_watch_slots];
+std::atomic<int> watch_slot_count{0};
+thread_local WatchSlot* my_slot;
+
+void watchdog() {
+    using Clock = std::chrono::steady_clock;
+    uint64_t seen[max_watch_slots] = {};
+    Clock::time_point changed[max_watch_slots];
+    for (auto& c : changed) c = Clock::now();
+    for (;;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        auto now = Clock::now();
+        int count = watch_slot_count.load();
+        for (int i = 0; i < count; i++) {
+            uint64_t progress = watch_slots[i].progress.load(std::memory_order_relaxed);
+            if (progress != seen[i] || !watch_slots[i].running.load()) {
+                seen[i] = progress;
+                changed[i] = now;
+                continue;
+            }
+            if (std::chrono::duration<double>(now - changed[i]).count() > settings().timeout_seconds) {
+                // Only the stuck thread knows which GPU thread it runs: ask it to report.
+                pthread_kill(watch_slots[i].thread, SIGUSR2);
+                std::this_thread::sleep_for(std::chrono::seconds(2));
+                fatal("no progress for %g s in a kernel (CUDA_EMU_TIMEOUT)", settings().timeout_seconds);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void note_progress() {
+    // Only this thread writes its counter; a plain increment is enough for the watchdog to see.
+    my_slot->progress.store(my_slot->progress.load(std::memory_order_relaxed) + 1,
+                            std::memory_order_relaxed);
+}
+
+void watchdog_track(bool running_a_block) {
+    note_progress();
+    my_slot->running.store(running_a_block);
+    static std::once_flag started;
+    if (running_a_block && settings().timeout_seconds > 0)
+        std::call_once(started, [] { std::thread(watchdog).detach(); });
+}
+
+void prepare_os_thread() {
+    // Fault handlers run on their own stack, so a stack overflow can still be reported.
+    static std::once_flag handlers;
+    std::call_once(handlers, [] {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = report_fault;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigaction(SIGSEGV, &action, nullptr);
+        sigaction(SIGBUS, &action, nullptr);
+        sigaction(SIGFPE, &action, nullptr);
+        sigaction(SIGILL, &action, nullptr);
+        action.sa_sigaction = report_no_progress;
+        sigaction(SIGUSR2, &action, nullptr);
+    });
+    stack_t alternate;
+    alternate.ss_size = 64 * 1024;
+    alternate.ss_sp = malloc(alternate.ss_size);
+    alternate.ss_flags = 0;
+    sigaltstack(&alternate, nullptr);
+    int slot = watch_slot_count.fetch_add(1);
+    if (slot >= max_watch_slots) fatal("too many threads launch kernels");
+    watch_slots[slot].thread = pthread_self();
+    my_slot = &watch_slots[slot];
+}
+
+}  // namespace cuda_emu

@@ -1,0 +1,71 @@
+// runtime/internal.h - what the emulator's runtime files share with each other (not with students'
+// code, which sees only common/emu/include/).
+//
+// Part of the CPU emulation backend (common/emu/). The runtime is three files:
+//   scheduler.cpp  fibers, barriers, warp operations, the worker pool that runs a grid
+//   api.cpp        the CUDA runtime API: memory, streams, events, device properties, errors
+//   debug.cpp      settings from CUDA_EMU_* variables, bug reports, guard pages, watchdog
+// and switch.S, the few instructions that switch from one fiber (emulated GPU thread) to another.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../include/cuda_runtime.h"
+
+namespace cuda_emu {
+
+// ---- Settings (CUDA_EMU_* environment variables, read once) -----------------------------------
+enum class Order { forward, reverse, random };
+struct Settings {
+    Order order = Order::forward;
+    uint64_t seed = 1;
+    bool guard = false;
+    bool poison = false;
+    int workers = 1;
+    double timeout_seconds = 10;
+    size_t stack_bytes = 256 * 1024;
+};
+const Settings& settings();
+
+// ---- Reports ----------------------------------------------------------------------------------
+// Every message starts with "cuda-emu: ". fatal() prints one, flushes the program's own output
+// and ends the process with exit status 1 (the GPU would have hung or silently misbehaved).
+void report(const char* format, ...) __attribute__((format(printf, 1, 2)));
+[[noreturn]] void fatal(const char* format, ...) __attribute__((format(printf, 1, 2)));
+[[noreturn]] void die();
+
+// What the calling OS thread is running right now, for reports ("kernel K, block (..), thread (..)").
+struct Location {
+    const char* kernel;  // null outside a kernel
+    uint3 block;
+    uint3 thread;
+};
+Location current_location();
+// Writes "kernel K, block (x,y,z), thread (x,y,z)" or "host code".
+void describe(const Location& where, char* text, size_t size);
+
+// ---- Per-OS-thread setup: signal stack, fault reports, the no-progress watchdog ----------------
+void prepare_os_thread();
+void note_progress();
+void watchdog_track(bool running_a_block);
+
+// ---- Fiber stacks and guarded allocations, for fault reports ----------------------------------
+void register_stack_guard(void* guard_page, size_t size);
+void* guarded_alloc(size_t size, const char* file, int line);
+void guarded_free(void* ptr);
+
+// ---- Context switch (switch.S) ------------------------------------------------------------------
+extern "C" void cuda_emu_switch(void** save_sp, void* load_sp);
+// Prepares a fresh stack so that switching to the returned stack pointer calls entry(arg).
+void* prepare_context(char* stack_base, size_t stack_size, void (*entry)(void*), void* arg);
+
+// ---- Launch limits, shared by the scheduler and the device properties ---------------------------
+constexpr int max_threads_per_block = 1024;
+constexpr int max_block_dim_z = 64;
+constexpr size_t default_shared_per_block = 48 * 1024;
+constexpr size_t optin_shared_per_block = 163 * 1024;
+size_t dynamic_shared_limit();
+void set_last_error(cudaError_t error);
+
+}  // namespace cuda_emu

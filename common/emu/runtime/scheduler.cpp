@@ -1,0 +1,664 @@
+// runtime/scheduler.cpp - runs a kernel's grid on the CPU: blocks on a pool of OS threads, the
+// threads of a block as fibers (user-space threads with their own stacks) on one OS thread.
+//
+// Part of the CPU emulation backend (common/emu/).
+//
+// The scheme, and why:
+//   - Blocks are independent on a GPU, so they are shared out among worker OS threads (one per
+//     core, CUDA_EMU_WORKERS to change). Each worker runs one block at a time to its end.
+//   - Threads of a block only meet at barriers (__syncthreads, and the warp operations among the
+//     lanes of a warp). Between barriers they can run one after the other. So a worker starts
+//     thread 0 as a plain function call; if it returns without meeting a barrier, the same stack
+//     runs thread 1, and so on: a kernel without barriers never switches stacks.
+//   - When a thread reaches a barrier it keeps the stack it is on, and the next thread starts on a
+//     fresh stack. When the last thread arrives, all of them become ready and are resumed, one at
+//     a time, in the chosen order (CUDA_EMU_ORDER), each running to its next barrier or its end.
+//     A stack whose thread has finished starts the next unstarted thread or is given back.
+//   - If no thread can run and the block is not finished, the block is deadlocked on a GPU too
+//     (a barrier some threads never reach); we report it instead of hanging.
+// All bookkeeping lives in the Block, not in local variables, so any stack can pick up the work.
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+// The built-in variables kernel code reads (declared in include/cuda_emu/device.h).
+__thread uint3 threadIdx;
+__thread uint3 blockIdx;
+__thread uint3 blockDim;
+__thread uint3 gridDim;
+
+namespace cuda_emu {
+
+__thread char* dynamic_shared_base;
+
+namespace {
+
+enum ThreadState : uint8_t { RUNNING, READY, AT_BLOCK_BARRIER, AT_WARP_OP, FINISHED };
+
+struct GpuThread {
+    void* sp;  // saved stack pointer while suspended
+    uint3 index;
+    uint8_t state;
+    int op;  // which reduction or warp operation it waits in
+    const char* file;
+    int line;
+    unsigned mask;
+    int arg, width;
+    uint64_t value, result;
+};
+
+struct Stack {
+    char* base;
+    size_t size;
+};
+
+struct Block {
+    void (*body)(void*);
+    void* closure;
+    const char* kernel;
+    unsigned thread_count;
+    uint3 dims;  // blockDim; the thread table below is rebuilt when it changes
+    GpuThread threads[max_threads_per_block];
+    uint16_t order[max_threads_per_block];  // the order threads start and resume in
+    unsigned next_start, finished, at_barrier;
+    uint32_t warp_waiting[max_threads_per_block / 32];
+    uint32_t warp_lanes[max_threads_per_block / 32];  // lanes that exist (the last warp may be partial)
+    uint16_t ready[max_threads_per_block];            // ring buffer of threads ready to resume
+    unsigned ready_head, ready_count;
+    int current;  // the thread running now
+    int reduce_result;
+    void* root_sp;     // the worker's own stack, parked until the block is done
+    void* discard_sp;  // where abandoned stacks save a context nobody will resume
+    Stack* starting_stack;
+    uint64_t rng;
+    std::vector<Stack*> free_stacks;
+};
+
+struct Worker {
+    Block block;
+    size_t dynamic_shared_size = 0;
+};
+
+thread_local Worker* this_worker;
+thread_local bool inside_block;
+
+Worker* worker_for_this_thread() {
+    if (!this_worker) {
+        prepare_os_thread();
+        this_worker = new Worker();
+    }
+    return this_worker;
+}
+
+uint64_t next_random(uint64_t& state) {  // splitmix64: small, good enough to shuffle threads
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+template <class T>
+void shuffle(T* items, unsigned count, uint64_t& rng) {
+    for (unsigned i = count; i > 1; i--) std::swap(items[i - 1], items[next_random(rng) % i]);
+}
+
+// ---- Stacks -------------------------------------------------------------------------------------
+
+Stack* acquire_stack(Block* b) {
+    if (!b->free_stacks.empty()) {
+        Stack* s = b->free_stacks.back();
+        b->free_stacks.pop_back();
+        return s;
+    }
+    // A protected page below each stack turns a stack overflow into a clear report, not
+    // silent corruption of the neighbouring stack.
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t size = (settings().stack_bytes + page - 1) / page * page;
+    char* memory = (char*)mmap(nullptr, size + page, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (memory == MAP_FAILED) fatal("cannot allocate a %zu KiB stack for a GPU thread", size / 1024);
+    mprotect(memory, page, PROT_NONE);
+    register_stack_guard(memory, page);
+    return new Stack{memory + page, size};
+}
+
+void release_stack(Block* b, Stack* s) { b->free_stacks.push_back(s); }
+
+// ---- Running threads ----------------------------------------------------------------------------
+
+void push_ready(Block* b, int t) {
+    b->threads[t].state = READY;
+    b->ready[(b->ready_head + b->ready_count++) % max_threads_per_block] = (uint16_t)t;
+}
+
+int pop_ready(Block* b) {
+    int t = b->ready[b->ready_head];
+    b->ready_head = (b->ready_head + 1) % max_threads_per_block;
+    b->ready_count--;
+    return t;
+}
+
+void make_current(Block* b, int t) {
+    b->threads[t].state = RUNNING;
+    b->current = t;
+    threadIdx = b->threads[t].index;
+}
+
+[[noreturn]] void report_stall(Block* b);
+
+// The loop every stack runs: start threads as plain calls while there are unstarted ones and
+// nobody is waiting to resume; otherwise hand the CPU to a ready thread. `stack` is null for the
+// worker's own stack, the only one that may return (when the block is done).
+void run_threads(Block* b, Stack* stack) {
+    for (;;) {
+        if (b->ready_count == 0 && b->next_start < b->thread_count) {
+            make_current(b, b->order[b->next_start++]);
+            b->body(b->closure);
+            b->threads[b->current].state = FINISHED;
+            b->finished++;
+            note_progress();
+            continue;
+        }
+        if (b->finished == b->thread_count) {
+            if (!stack) return;
+            release_stack(b, stack);
+            cuda_emu_switch(&b->discard_sp, b->root_sp);
+        }
+        if (b->ready_count == 0) report_stall(b);
+        int next = pop_ready(b);
+        make_current(b, next);
+        if (!stack) {
+            cuda_emu_switch(&b->root_sp, b->threads[next].sp);
+            return;  // resumed by whichever stack finished the block's last thread
+        }
+        release_stack(b, stack);
+        cuda_emu_switch(&b->discard_sp, b->threads[next].sp);
+    }
+}
+
+void fresh_stack_entry(void* block) {
+    Block* b = static_cast<Block*>(block);
+    run_threads(b, b->starting_stack);
+    abort();  // not reached: only the worker's own stack returns from run_threads
+}
+
+// The running thread has recorded why it waits; give the CPU to someone else until it is resumed.
+void wait_here(Block* b) {
+    GpuThread& self = b->threads[b->current];
+    if (b->ready_count > 0) {
+        int next = pop_ready(b);
+        if (next == b->current) {
+            self.state = RUNNING;
+            return;
+        }
+        make_current(b, next);
+        cuda_emu_switch(&self.sp, b->threads[next].sp);
+        return;
+    }
+    if (b->next_start < b->thread_count) {
+        Stack* s = acquire_stack(b);
+        b->starting_stack = s;
+        void* sp = prepare_context(s->base, s->size, fresh_stack_entry, b);
+        cuda_emu_switch(&self.sp, sp);
+        return;
+    }
+    report_stall(b);
+}
+
+Block* current_block(const char* what) {
+    if (!inside_block) fatal("%s called outside a kernel", what);
+    return &this_worker->block;
+}
+
+void format_index(char* text, size_t size, uint3 v) { snprintf(text, size, "(%u,%u,%u)", v.x, v.y, v.z); }
+
+const char* op_name(const GpuThread& t) {
+    if (t.state == AT_BLOCK_BARRIER) {
+        static const char* names[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and",
+                                      "__syncthreads_or"};
+        return names[t.op];
+    }
+    static const char* names[] = {"__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
+                                  "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync",
+                                  "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+                                  "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"};
+    return names[t.op];
+}
+
+// No thread can run, and the block is not finished: on a GPU this block would hang (or, for
+// threads that returned early, skip the barrier on some GPUs and compute garbage). Summarise who
+// waits where, one line per distinct place, and stop the program.
+[[noreturn]] void report_stall(Block* b) {
+    char block_text[48], thread_text[48];
+    format_index(block_text, sizeof block_text, blockIdx);
+    report("deadlock in kernel %s, block %s: no thread of the block can continue.", b->kernel,
+           block_text);
+    std::vector<bool> listed(b->thread_count, false);
+    for (unsigned t = 0; t < b->thread_count; t++) {
+        if (listed[t]) continue;
+        const GpuThread& first = b->threads[t];
+        unsigned same = 0;
+        for (unsigned u = t; u < b->thread_count; u++) {
+            const GpuThread& other = b->threads[u];
+            bool alike = other.state == first.state &&
+                         (first.state == FINISHED ||
+                          (other.line == first.line && other.op == first.op &&
+                           strcmp(other.file, first.file) == 0));
+            if (alike) listed[u] = true, same++;
+        }
+        format_index(thread_text, sizeof thread_text, first.index);
+        if (first.state == FINISHED)
+            report("  %u thread(s) returned from the kernel (first: thread %s)", same, thread_text);
+        else if (first.state == AT_BLOCK_BARRIER)
+            report("  %u thread(s) wait at %s at %s:%d (first: thread %s)", same, op_name(first),
+                   first.file, first.line, thread_text);
+        else
+            report("  %u thread(s) wait at %s at %s:%d with mask 0x%08x (first: thread %s)", same,
+                   op_name(first), first.file, first.line, first.mask, thread_text);
+    }
+    if (b->finished > 0)
+        report("every thread of a block must reach each __syncthreads (and every lane named in a "
+               "warp operation's mask must reach it); a thread that returns early never arrives.");
+    else
+        report("the threads wait for partners that wait somewhere else: a barrier inside a "
+               "condition that is not the same for all threads involved.");
+    die();
+}
+
+// ---- __syncthreads and friends ------------------------------------------------------------------
+
+void release_block_barrier(Block* b) {
+    const GpuThread& first = b->threads[0];
+    int count = 0;
+    for (unsigned t = 0; t < b->thread_count; t++) {
+        const GpuThread& th = b->threads[t];
+        if (th.line != first.line || th.op != first.op ||
+            (th.file != first.file && strcmp(th.file, first.file) != 0)) {
+            char block_text[48], a[48], c[48];
+            format_index(block_text, sizeof block_text, blockIdx);
+            format_index(a, sizeof a, first.index);
+            format_index(c, sizeof c, th.index);
+            report("threads of block %s in kernel %s wait at different barriers:", block_text,
+                   b->kernel);
+            report("  thread %s waits at %s at %s:%d", a, op_name(first), first.file, first.line);
+            report("  thread %s waits at %s at %s:%d", c, op_name(th), th.file, th.line);
+            report("all threads of a block must reach the same __syncthreads; on a GPU this hangs "
+                   "or silently gives wrong results. Is a barrier inside an if or a loop whose "
+                   "condition differs between threads?");
+            die();
+        }
+        count += (int)th.value;
+    }
+    switch (first.op) {
+        case REDUCE_COUNT: b->reduce_result = count; break;
+        case REDUCE_AND: b->reduce_result = count == (int)b->thread_count; break;
+        case REDUCE_OR: b->reduce_result = count > 0; break;
+        default: b->reduce_result = 0;
+    }
+    b->at_barrier = 0;
+    if (settings().order == Order::random) shuffle(b->order, b->thread_count, b->rng);
+    for (unsigned k = 0; k < b->thread_count; k++) push_ready(b, b->order[k]);
+}
+
+// ---- Warp operations ----------------------------------------------------------------------------
+
+uint64_t lane_result(const Block* b, int warp, uint32_t group, int lane) {
+    const GpuThread& self = b->threads[warp * 32 + lane];
+    int width = self.width;
+    if (width <= 0 || width > 32 || (width & (width - 1))) width = 32;
+    int segment = lane & ~(width - 1), position = lane & (width - 1);
+    int source = lane;
+    switch (self.op) {
+        case WARP_SHFL: source = segment + (self.arg & (width - 1)); break;
+        case WARP_SHFL_UP: source = position - self.arg >= 0 ? lane - self.arg : lane; break;
+        case WARP_SHFL_DOWN: source = position + self.arg < width ? lane + self.arg : lane; break;
+        case WARP_SHFL_XOR: {
+            int target = lane ^ self.arg;
+            source = (target >= 0 && target < 32 && (target & ~(width - 1)) == segment) ? target : lane;
+            break;
+        }
+        default: break;
+    }
+    if (self.op >= WARP_SHFL && self.op <= WARP_SHFL_XOR) {
+        // A lane outside the group did not offer a value; CUDA leaves the result undefined.
+        return (group >> source) & 1 ? b->threads[warp * 32 + source].value : self.value;
+    }
+    uint64_t ballot = 0;
+    int64_t sum = 0, low = INT64_MAX, high = INT64_MIN;
+    uint64_t all_and = ~0ull, all_or = 0, all_xor = 0;
+    for (int l = 0; l < 32; l++) {
+        if (!((group >> l) & 1)) continue;
+        const GpuThread& t = b->threads[warp * 32 + l];
+        bool is_signed = t.arg != 0;
+        int64_t v = is_signed ? (int64_t)(int32_t)t.value : (int64_t)(uint32_t)t.value;
+        ballot |= (uint64_t)(t.value != 0) << l;
+        sum += v;
+        low = std::min(low, v);
+        high = std::max(high, v);
+        all_and &= t.value;
+        all_or |= t.value;
+        all_xor ^= t.value;
+    }
+    switch (self.op) {
+        case WARP_BALLOT: return ballot;
+        case WARP_ANY: return ballot != 0;
+        case WARP_ALL: return ballot == group;
+        case WARP_REDUCE_ADD: return (uint64_t)sum;
+        case WARP_REDUCE_MIN: return (uint64_t)low;
+        case WARP_REDUCE_MAX: return (uint64_t)high;
+        case WARP_REDUCE_AND: return all_and;
+        case WARP_REDUCE_OR: return all_or;
+        case WARP_REDUCE_XOR: return all_xor;
+        default: return 0;
+    }
+}
+
+void release_warp(Block* b, int warp, uint32_t group) {
+    for (int lane = 0; lane < 32; lane++)
+        if ((group >> lane) & 1) b->threads[warp * 32 + lane].result = lane_result(b, warp, group, lane);
+    b->warp_waiting[warp] &= ~group;
+    uint16_t lanes[32];
+    unsigned count = 0;
+    for (int lane = 0; lane < 32; lane++)
+        if ((group >> lane) & 1) lanes[count++] = (uint16_t)(warp * 32 + lane);
+    if (settings().order == Order::reverse) std::reverse(lanes, lanes + count);
+    if (settings().order == Order::random) shuffle(lanes, count, b->rng);
+    for (unsigned k = 0; k < count; k++) push_ready(b, lanes[k]);
+}
+
+}  // namespace
+
+int block_barrier(const char* file, int line, int reduce, int predicate) {
+    Block* b = current_block("__syncthreads");
+    GpuThread& self = b->threads[b->current];
+    self.state = AT_BLOCK_BARRIER;
+    self.file = file;
+    self.line = line;
+    self.op = reduce;
+    self.value = (uint64_t)predicate;
+    note_progress();
+    if (++b->at_barrier == b->thread_count) release_block_barrier(b);
+    wait_here(b);
+    return b->reduce_result;
+}
+
+uint64_t warp_barrier(const char* file, int line, int op, unsigned mask, uint64_t value, int arg,
+                      int width) {
+    Block* b = current_block("a warp operation");
+    int me = b->current, warp = me / 32, lane = me % 32;
+    GpuThread& self = b->threads[me];
+    self.state = AT_WARP_OP;
+    self.file = file;
+    self.line = line;
+    self.op = op;
+    self.mask = mask;
+    self.value = value;
+    self.arg = arg;
+    self.width = width;
+    note_progress();
+    // Lanes past the end of a partial last warp do not exist; they are not waited for.
+    uint32_t group = (mask | (1u << lane)) & b->warp_lanes[warp];
+    b->warp_waiting[warp] |= 1u << lane;
+    if ((b->warp_waiting[warp] & group) == group) release_warp(b, warp, group);
+    wait_here(b);
+    return self.result;
+}
+
+unsigned active_mask() {
+    Block* b = current_block("__activemask");
+    int warp = b->current / 32;
+    unsigned mask = 0;
+    for (int lane = 0; lane < 32; lane++) {
+        unsigned t = (unsigned)(warp * 32 + lane);
+        if (t < b->thread_count && b->threads[t].state != FINISHED) mask |= 1u << lane;
+    }
+    return mask;
+}
+
+Location current_location() {
+    Location where{nullptr, {0, 0, 0}, {0, 0, 0}};
+    if (inside_block && this_worker) {
+        where.kernel = this_worker->block.kernel;
+        where.block = blockIdx;
+        where.thread = threadIdx;
+    }
+    return where;
+}
+
+// ---- Running a grid -----------------------------------------------------------------------------
+namespace {
+
+struct Grid {
+    LaunchConfig config;
+    const char* kernel;
+    void (*body)(void*);
+    void* closure;
+    uint64_t block_count;
+    uint64_t chunk;
+    std::atomic<uint64_t> next_block{0};
+};
+
+void setup_block_shape(Block* b, const Grid& grid) {
+    dim3 dims = grid.config.block;
+    b->thread_count = dims.x * dims.y * dims.z;
+    if (b->dims.x != dims.x || b->dims.y != dims.y || b->dims.z != dims.z) {
+        b->dims = uint3{dims.x, dims.y, dims.z};
+        for (unsigned t = 0; t < b->thread_count; t++)
+            b->threads[t].index = uint3{t % dims.x, (t / dims.x) % dims.y, t / (dims.x * dims.y)};
+        for (unsigned w = 0; w < max_threads_per_block / 32; w++) {
+            unsigned first = w * 32;
+            unsigned lanes = first >= b->thread_count ? 0 : std::min(32u, b->thread_count - first);
+            b->warp_lanes[w] = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+        }
+    }
+    for (unsigned t = 0; t < b->thread_count; t++)
+        b->order[t] = (uint16_t)(settings().order == Order::reverse ? b->thread_count - 1 - t : t);
+    blockDim = b->dims;
+    gridDim = uint3{grid.config.grid.x, grid.config.grid.y, grid.config.grid.z};
+}
+
+void run_block(Worker* w, const Grid& grid, uint64_t linear) {
+    Block* b = &w->block;
+    dim3 g = grid.config.grid;
+    blockIdx = uint3{(unsigned)(linear % g.x), (unsigned)(linear / g.x % g.y),
+                     (unsigned)(linear / ((uint64_t)g.x * g.y))};
+    b->next_start = b->finished = b->at_barrier = 0;
+    b->ready_head = b->ready_count = 0;
+    std::memset(b->warp_waiting, 0, sizeof b->warp_waiting);
+    if (settings().order == Order::random) {
+        // Seeded per block, so a run is reproducible whichever worker gets which block.
+        b->rng = settings().seed * 0x9e3779b97f4a7c15ull + linear;
+        shuffle(b->order, b->thread_count, b->rng);
+    }  // forward and reverse keep the order setup_block_shape wrote
+    if (settings().poison && grid.config.shared_bytes)
+        std::memset(dynamic_shared_base, 0xff, grid.config.shared_bytes);
+    run_threads(b, nullptr);
+    note_progress();
+}
+
+void run_blocks(Worker* w, Grid& grid) {
+    Block* b = &w->block;
+    b->body = grid.body;
+    b->closure = grid.closure;
+    b->kernel = grid.kernel;
+    if (w->dynamic_shared_size < grid.config.shared_bytes) {
+        free(dynamic_shared_base);
+        dynamic_shared_base = (char*)aligned_alloc(256, (grid.config.shared_bytes + 255) / 256 * 256);
+        w->dynamic_shared_size = grid.config.shared_bytes;
+    }
+    setup_block_shape(b, grid);
+    inside_block = true;
+    watchdog_track(true);
+    for (;;) {
+        uint64_t first = grid.next_block.fetch_add(grid.chunk, std::memory_order_relaxed);
+        if (first >= grid.block_count) break;
+        uint64_t last = std::min(first + grid.chunk, grid.block_count);
+        for (uint64_t linear = first; linear < last; linear++) {
+            run_block(w, grid, linear);
+            if (settings().order != Order::random) continue;
+            for (unsigned t = 0; t < b->thread_count; t++) b->order[t] = (uint16_t)t;
+        }
+    }
+    watchdog_track(false);
+    inside_block = false;
+}
+
+// The pool: workers sleep until a grid arrives, then take chunks of blocks until none are left.
+// The launching thread works too, so N workers means N-1 extra OS threads.
+struct Pool {
+    std::mutex mutex;
+    std::condition_variable wake, done;
+    Grid* grid = nullptr;
+    uint64_t generation = 0;
+    int busy = 0;
+    std::vector<std::thread> threads;
+
+    void start(int extra) {
+        for (int i = 0; i < extra; i++)
+            threads.emplace_back([this] {
+                uint64_t seen = 0;
+                for (;;) {
+                    Grid* g;
+                    {
+                        std::unique_lock<std::mutex> lock(mutex);
+                        wake.wait(lock, [&] { return generation != seen; });
+                        seen = generation;
+                        g = grid;
+                    }
+                    run_blocks(worker_for_this_thread(), *g);
+                    std::lock_guard<std::mutex> lock(mutex);
+                    if (--busy == 0) done.notify_all();
+                }
+            });
+        for (auto& t : threads) t.detach();
+    }
+
+    void run(Grid& g) {
+        int helpers = (int)threads.size();
+        if (g.block_count > 1 && helpers > 0) {
+            std::lock_guard<std::mutex> lock(mutex);
+            grid = &g;
+            busy = helpers;
+            generation++;
+            wake.notify_all();
+        } else {
+            helpers = 0;
+        }
+        run_blocks(worker_for_this_thread(), g);
+        if (helpers) {
+            std::unique_lock<std::mutex> lock(mutex);
+            done.wait(lock, [&] { return busy == 0; });
+        }
+    }
+};
+
+std::mutex launch_mutex;
+
+Pool& pool() {
+    static Pool* p = [] {
+        Pool* created = new Pool();  // never destroyed: workers may outlive static destructors
+        created->start(settings().workers - 1);
+        return created;
+    }();
+    return *p;
+}
+
+cudaError_t check_config(const LaunchConfig& c) {
+    const dim3 &g = c.grid, &b = c.block;
+    if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0)
+        return cudaErrorInvalidConfiguration;
+    if (b.x > (unsigned)max_threads_per_block || b.y > (unsigned)max_threads_per_block ||
+        b.z > (unsigned)max_block_dim_z ||
+        (uint64_t)b.x * b.y * b.z > (uint64_t)max_threads_per_block)
+        return cudaErrorInvalidConfiguration;
+    if (g.x > 2147483647u || g.y > 65535u || g.z > 65535u) return cudaErrorInvalidConfiguration;
+    if (c.shared_bytes > dynamic_shared_limit()) return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+}  // namespace
+
+void run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(void*),
+              void* closure) {
+    if (inside_block) fatal("kernel %s launched from inside a kernel: dynamic parallelism is not emulated",
+                            kernel_name);
+    cudaError_t error = check_config(config);
+    if (error != cudaSuccess) {
+        set_last_error(error);
+        return;
+    }
+    Grid grid;
+    grid.config = config;
+    grid.kernel = kernel_name;
+    grid.body = body;
+    grid.closure = closure;
+    grid.block_count = (uint64_t)config.grid.x * config.grid.y * config.grid.z;
+    // Chunks of blocks keep the shared counter cool; small enough that cores finish together.
+    grid.chunk = std::max<uint64_t>(1, grid.block_count / ((uint64_t)settings().workers * 64));
+    std::lock_guard<std::mutex> lock(launch_mutex);
+    pool().run(grid);
+}
+
+}  // namespace cuda_emu
+
+// ---- Portable context switch for CPUs switch.S does not cover ------------------------------------
+#if !defined(__x86_64__) && !defined(__aarch64__)
+#include <ucontext.h>
+// Slower (swapcontext makes a system call) but correct anywhere POSIX ucontext exists.
+static thread_local void (*portable_entry)(void*);
+static thread_local void* portable_arg;
+static void portable_start() { portable_entry(portable_arg); }
+extern "C" void cuda_emu_switch(void** save_sp, void* load_sp) {
+    ucontext_t self;
+    *save_sp = &self;
+    ucontext_t* target = static_cast<ucontext_t*>(load_sp);
+    swapcontext(&self, target);
+}
+void* cuda_emu::prepare_context(char* stack_base, size_t stack_size, void (*entry)(void*), void* arg) {
+    ucontext_t* context = reinterpret_cast<ucontext_t*>(stack_base + stack_size - sizeof(ucontext_t) - 64);
+    getcontext(context);
+    context->uc_stack.ss_sp = stack_base;
+    context->uc_stack.ss_size = stack_size - sizeof(ucontext_t) - 128;
+    context->uc_link = nullptr;
+    portable_entry = entry;
+    portable_arg = arg;
+    makecontext(context, portable_start, 0);
+    return context;
+}
+#else
+extern "C" void cuda_emu_fiber_start();
+// Lays out a fresh stack the way cuda_emu_switch expects to find a suspended one: saved registers
+// (carrying entry and arg) below a return address that leads into cuda_emu_fiber_start.
+void* cuda_emu::prepare_context(char* stack_base, size_t stack_size, void (*entry)(void*), void* arg) {
+    uintptr_t* top = reinterpret_cast<uintptr_t*>(((uintptr_t)(stack_base + stack_size)) & ~(uintptr_t)15);
+#if defined(__x86_64__)
+    uintptr_t* sp = top;
+    *--sp = (uintptr_t)cuda_emu_fiber_start;  // return address
+    *--sp = 0;                                // rbp
+    *--sp = 0;                                // rbx
+    *--sp = (uintptr_t)arg;                   // r12
+    *--sp = (uintptr_t)entry;                 // r13
+    *--sp = 0;                                // r14
+    *--sp = 0;                                // r15
+    return sp;
+#else
+    uintptr_t* sp = top - 20;  // 160 bytes: x19..x30, d8..d15
+    std::memset(sp, 0, 160);
+    sp[0] = (uintptr_t)arg;                   // x19
+    sp[1] = (uintptr_t)entry;                 // x20
+    sp[11] = (uintptr_t)cuda_emu_fiber_start; // x30, the return address
+    return sp;
+#endif
+}
+#endif

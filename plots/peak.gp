@@ -1,0 +1,23 @@
+# plots/peak.gp - bar chart: each kernel's throughput as a percentage of what
+# the device's roofline allows (its memory bandwidth or its compute peak,
+# whichever limits this kernel), at the largest size measured.
+#
+# Drawn by plots/plot.sh; by hand:
+#   gnuplot -e "format='pngcairo'; outfile='p.png'; datafile='peak.dat'; \
+#     chart_title='lesson01'" plots/terminal.gp plots/peak.gp
+# datafile: tab-separated lines "variant scope<TAB>percent" (plots/tables.awk).
+
+set datafile separator "\t"
+set title chart_title
+set ylabel "% of the device's attainable peak"
+set xlabel "variant"
+set yrange [0 : 110]
+set ytics 0, 10, 100
+set grid noxtics
+set style fill solid 0.8 border -1
+set boxwidth 0.6
+unset key
+
+plot datafile using 0:2:xtic(1) with boxes linecolor rgb '#2ca02c', \
+     '' using 0:2:(sprintf('%.1f%%', $2)) with labels offset 0,1 font ',18', \
+     100 with lines dashtype 2 linecolor rgb '#000000'

@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# tests/bench.bats - the specification of common/bench.sh: it runs the
+# lessons over a sweep of sizes and appends the rows to one results file per
+# machine.
+#
+#   bats tests/bench.bats        (or make test, which runs every test file)
+#
+# Uses the real lesson01 builds when they exist (WORKBOOK_EMU_BUILD, default
+# build/emu; WORKBOOK_CUDA_BUILD, default build/cuda-sm75) and otherwise skips
+# those tests, saying why; the other tests use tests/fixtures/fake-lesson.sh,
+# a stand-in program that prints test data. Results go to a temporary folder.
+
+setup() {
+    bats_load_library bats-support
+    bats_load_library bats-assert
+    repo="$BATS_TEST_DIRNAME/.."
+    cd "$repo"
+    emu_build=${WORKBOOK_EMU_BUILD:-build/emu}
+    cuda_build=${WORKBOOK_CUDA_BUILD:-build/cuda-sm75}
+    results="$BATS_TEST_TMPDIR/results"
+    header="lesson,variant,scope,size,bytes,flops,reps,median_ms,min_ms,spread_pct,gbps,gflops,peak_gbps,peak_gflops,pct_peak,speedup,check,max_error,device,backend,driver,runtime,cpu_threads,cache,date"
+}
+
+# A build folder whose lesson01 is the stand-in program.
+fake_build() {
+    mkdir -p "$BATS_TEST_TMPDIR/build"
+    cp "$BATS_TEST_DIRNAME/fixtures/fake-lesson.sh" "$BATS_TEST_TMPDIR/build/lesson01"
+    chmod +x "$BATS_TEST_TMPDIR/build/lesson01"
+}
+
+@test "bench.sh on the emulation backend writes a well-formed results file" {
+    [ -x "$emu_build/lesson01" ] ||
+        skip "$emu_build/lesson01 not built (the emulation backend is needed: make BACKEND=emu lesson01)"
+    BACKEND=emu BUILD="$emu_build" BENCH_SIZES="1000 4099" BENCH_REPS=2 \
+        BENCH_RESULTS_DIR="$results" run sh common/bench.sh lesson01
+    assert_success
+    assert_output --partial "CPU emulation"
+    file="$results/cpu-emulation.csv"
+    [ -s "$file" ]
+    [ "$(head -n 1 "$file")" = "$header" ]
+    # one row per variant and scope at each size: cpu host, and kernel and
+    # end-to-end for each GPU variant; all checks pass, all rows say emu
+    for size in 1000 4099; do
+        run awk -F , -v size="$size" '$4 == size { print $2 "/" $3 }' "$file"
+        assert_output --partial "cpu/host"
+        assert_output --partial "naive/kernel"
+        assert_output --partial "optimized/end-to-end"
+        [ "$(printf '%s\n' "$output" | sort | uniq -d)" = "" ] || fail "a row is repeated at n=$size"
+    done
+    run awk -F , 'NR > 1 && $17 != "PASS" && $17 != "REF"' "$file"
+    assert_output ""
+    run awk -F , 'NR > 1 && $20 != "emu"' "$file"
+    assert_output ""
+    run sh plots/plot.sh --check "$file"
+    assert_success
+}
+
+@test "bench.sh records the CPU rows and says GPU variants were not run when there is no GPU" {
+    [ -x "$cuda_build/lesson01" ] || skip "$cuda_build/lesson01 not built (needs nvcc: make BACKEND=cuda lesson01)"
+    if [ "${WORKBOOK_GPU_COUNT:-0}" != 0 ] || nvidia-smi -L >/dev/null 2>&1; then
+        skip "a GPU is present: the no-GPU path (exit status 3) cannot be played here"
+    fi
+    BACKEND=cuda BUILD="$cuda_build" BENCH_SIZES="1000 4099" BENCH_REPS=2 \
+        BENCH_RESULTS_DIR="$results" run sh common/bench.sh lesson01
+    assert_success
+    assert_output --partial "GPU variants not run"
+    file="$results/no-gpu.csv"
+    run awk -F , 'NR > 1 { print $2 "/" $3 "/" $4 }' "$file"
+    assert_output "cpu/host/1000
+cpu/host/4099"
+    run sh plots/plot.sh --check "$file"
+    assert_success
+}
+
+@test "bench.sh appends each run under a single header, stamped with its date" {
+    fake_build
+    for _ in first second; do
+        BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" BENCH_SIZES="1k" BENCH_RESULTS_DIR="$results" \
+            run sh common/bench.sh lesson01
+        assert_success
+    done
+    file="$results/cpu-emulation.csv"
+    [ "$(grep -c '^lesson,' "$file")" -eq 1 ]
+    [ "$(wc -l < "$file")" -eq 5 ]
+    run awk -F , 'NR > 1 && $25 !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$/' "$file"
+    assert_output ""
+}
+
+@test "bench.sh names the results file after the GPU" {
+    fake_build
+    FAKE_BACKEND=cuda BACKEND=cuda BUILD="$BATS_TEST_TMPDIR/build" BENCH_SIZES="1k" \
+        BENCH_RESULTS_DIR="$results" run sh common/bench.sh lesson01
+    assert_success
+    [ -s "$results/test-gpu-a.csv" ]
+}
+
+@test "bench.sh runs every size of the sweep and summarises the largest" {
+    fake_build
+    BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" BENCH_SIZES="1k 16k 1M" BENCH_RESULTS_DIR="$results" \
+        run sh common/bench.sh lesson01
+    assert_success
+    assert_output --partial "best GPU speedup 2.000x (naive kernel)"
+    assert_output --partial "% of peak: n/a (CPU emulation: no device peaks)"
+    run awk -F , 'NR > 1 && $2 == "cpu" { print $4 }' "$results/cpu-emulation.csv"
+    assert_output "1000
+16000
+1000000"
+}
+
+@test "bench.sh flags rows whose spread is above 5%" {
+    fake_build
+    FAKE_SPREAD=12.50 BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" BENCH_SIZES="1k" \
+        BENCH_RESULTS_DIR="$results" run sh common/bench.sh lesson01
+    assert_success
+    assert_output --partial "noisy: naive kernel n=1000 spread 12.50%"
+}
+
+@test "a failed check is reported and makes bench.sh fail" {
+    fake_build
+    FAKE_CHECK=FAIL FAKE_EXIT=1 BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" BENCH_SIZES="1k" \
+        BENCH_RESULTS_DIR="$results" run sh common/bench.sh lesson01
+    assert_failure
+    assert_output --partial "CHECK FAILED"
+    assert_output --partial "FAIL: naive kernel n=1000"
+}
+
+@test "a program that breaks in another way makes bench.sh fail" {
+    fake_build
+    FAKE_EXIT=2 BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" BENCH_SIZES="1k" \
+        BENCH_RESULTS_DIR="$results" run sh common/bench.sh lesson01
+    assert_failure
+    assert_output --partial "failed with exit status 2"
+}
+
+@test "a lesson that was not built is reported and makes bench.sh fail" {
+    BACKEND=emu BUILD="$BATS_TEST_TMPDIR/nothing" BENCH_RESULTS_DIR="$results" \
+        run sh common/bench.sh lesson01
+    assert_failure
+    assert_output --partial "$BATS_TEST_TMPDIR/nothing/lesson01 not found"
+}

@@ -1,0 +1,259 @@
+#!/usr/bin/env bats
+# tests/emu.bats - the specification of the CPU emulator (common/emu/), as tests.
+#
+# Run: bats tests/emu.bats   (about two minutes on two cores; compiling dominates)
+# Every program in tests/emu/ is built once with common/emu/emucc in setup_file. Self-checking
+# programs must print "PASS name" under every thread order; the bug_* programs must make the
+# emulator report exactly the bug they contain. The rest checks emucc as a compiler: launches
+# over several lines, error lines that point into the .cu, dependency files for make.
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+EMUCC="$REPO/common/emu/emucc"
+SELF_CHECKING=(vector_add reduce_shared warp_shuffle transpose atomics constant_memory
+    launch_syntax grids syncthreads_reduce votes bad_launch occupancy)
+
+setup_file() {
+    export BIN="$BATS_FILE_TMPDIR/bin"
+    mkdir -p "$BIN"
+    # Compile from the repository root with relative paths, as make does: reports name
+    # tests/emu/NAME.cu:LINE.
+    cd "$REPO"
+    # Build the runtime first (one process), then the programs two at a time.
+    "$EMUCC" -o "$BIN/vector_add" tests/emu/vector_add.cu
+    local sources=()
+    for source in tests/emu/*.cu; do
+        [ "$(basename "$source")" = vector_add.cu ] || sources+=("$source")
+    done
+    printf '%s\n' "${sources[@]}" | xargs -P 2 -I{} sh -c \
+        'name=$(basename "{}" .cu); "$0" -o "$1/$name" "{}" 2>"$1/$name.build.log" || echo "$name" >>"$1/failed"' \
+        "$EMUCC" "$BIN"
+    if [ -f "$BIN/failed" ]; then
+        cat "$BIN"/*.build.log >&2
+        return 1
+    fi
+}
+
+line_of() {  # line_of FILE TEXT: the line number where TEXT first appears
+    grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1
+}
+
+run_in_every_order() {
+    local name=$1
+    for order in forward reverse random:12345; do
+        CUDA_EMU_ORDER=$order run "$BIN/$name"
+        assert_success
+        assert_output "PASS $name"
+    done
+}
+
+# ---- Kernels give the GPU's results, whatever order threads run in ------------------------------
+
+@test "vector add is right for 1, a prime and 2^20+1 elements in every thread order" {
+    run_in_every_order vector_add
+}
+
+@test "shared-memory tree reduction is right with static and dynamic shared memory" {
+    run_in_every_order reduce_shared
+}
+
+@test "warp shuffles (down, xor, up with width, broadcast) move values between lanes" {
+    run_in_every_order warp_shuffle
+}
+
+@test "matrix transpose through a shared tile is right for awkward shapes" {
+    run_in_every_order transpose
+}
+
+@test "every atomic is atomic across blocks running on different cores" {
+    CUDA_EMU_WORKERS=4 run_in_every_order atomics
+}
+
+@test "constant and device variables work with cudaMemcpyToSymbol and FromSymbol" {
+    run_in_every_order constant_memory
+}
+
+@test "templated, namespaced kernels launch over several lines with all four configuration arguments" {
+    run_in_every_order launch_syntax
+}
+
+@test "built-in indices are right in 2D and 3D grids and blocks" {
+    run_in_every_order grids
+}
+
+@test "__syncthreads_count, _and and _or reduce a predicate over the block" {
+    run_in_every_order syncthreads_reduce
+}
+
+@test "warp votes and __activemask see exactly the lanes that exist" {
+    run_in_every_order votes
+}
+
+@test "bad launch configurations fail with the GPU's error and do not run the kernel" {
+    run_in_every_order bad_launch
+}
+
+@test "the occupancy API and device properties are self-consistent" {
+    run_in_every_order occupancy
+}
+
+@test "one worker thread gives the same results as many" {
+    for name in reduce_shared atomics warp_shuffle; do
+        CUDA_EMU_WORKERS=1 run "$BIN/$name"
+        assert_success
+        assert_output "PASS $name"
+    done
+}
+
+# ---- Bugs a GPU hides are reported ----------------------------------------------------------------
+
+@test "a missing __syncthreads passes in forward order and fails in reverse and random order" {
+    CUDA_EMU_ORDER=forward run "$BIN/bug_missing_sync"
+    assert_success
+    CUDA_EMU_ORDER=reverse run "$BIN/bug_missing_sync"
+    assert_failure 1
+    assert_output --partial "FAIL bug_missing_sync: out["
+    CUDA_EMU_ORDER=random:12345 run "$BIN/bug_missing_sync"
+    assert_failure 1
+    assert_output --partial "FAIL bug_missing_sync"
+}
+
+@test "emulator reports threads waiting at different __syncthreads with both lines" {
+    local source="$REPO/tests/emu/bug_divergent_barrier.cu"
+    local first second
+    first=$(line_of "$source" "only the first half waits here")
+    second=$(line_of "$source" "only the second half here")
+    run "$BIN/bug_divergent_barrier"
+    assert_failure 1
+    assert_output --partial "cuda-emu: threads of block (0,0,0) in kernel halves wait at different barriers"
+    assert_output --partial "thread (0,0,0) waits at __syncthreads at tests/emu/bug_divergent_barrier.cu:$first"
+    assert_output --partial "thread (32,0,0) waits at __syncthreads at tests/emu/bug_divergent_barrier.cu:$second"
+    refute_output --partial "PASS"
+}
+
+@test "threads that return before a __syncthreads are reported as a deadlock, not a hang" {
+    local line
+    line=$(line_of "$REPO/tests/emu/bug_deadlock.cu" "the barrier the early returners miss")
+    run timeout 20 "$BIN/bug_deadlock"
+    assert_failure 1
+    assert_output --partial "cuda-emu: deadlock in kernel scale, block (1,0,0)"
+    assert_output --partial "72 thread(s) wait at __syncthreads at tests/emu/bug_deadlock.cu:$line"
+    assert_output --partial "56 thread(s) returned from the kernel (first: thread (72,0,0))"
+}
+
+@test "a thread spinning on a flag no one can set is reported after CUDA_EMU_TIMEOUT" {
+    CUDA_EMU_TIMEOUT=1 run timeout 20 "$BIN/bug_spin_wait"
+    assert_failure 1
+    assert_output --partial "cuda-emu: no progress for 1 s in kernel handshake, block (0,0,0), thread (0,0,0)"
+}
+
+@test "guard mode catches a write one element past an allocation and names block and thread" {
+    local line
+    line=$(line_of "$REPO/tests/emu/bug_out_of_bounds.cu" "the allocation that is overrun")
+    CUDA_EMU_GUARD=1 run "$BIN/bug_out_of_bounds"
+    assert_failure 1
+    assert_output --partial "cuda-emu: out-of-bounds write in kernel copy, block (1,0,0), thread (36,0,0)"
+    assert_output --partial "byte offset 400 of a 400-byte allocation made at tests/emu/bug_out_of_bounds.cu:$line"
+    assert_output --partial "the first byte past its end"
+}
+
+@test "without guard mode the same overrun goes unnoticed, as on a GPU" {
+    run "$BIN/bug_out_of_bounds"
+    assert_success
+}
+
+@test "poison mode turns a read of uninitialized memory into NaN" {
+    CUDA_EMU_POISON=1 run "$BIN/bug_uninitialized"
+    assert_failure 1
+    assert_output --partial "FAIL bug_uninitialized: the sum is"
+    assert_output --partial "nan"
+}
+
+@test "a bad CUDA_EMU_ORDER value is refused with the accepted values" {
+    CUDA_EMU_ORDER=sideways run "$BIN/vector_add"
+    assert_failure 1
+    assert_output --partial "cuda-emu: CUDA_EMU_ORDER=sideways is not understood; expected forward, reverse, random or random:SEED"
+}
+
+# ---- emucc behaves like nvcc for the Makefile and for students --------------------------------------
+
+@test "emucc compiles, links and runs a .cu from another directory" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >hello.cu <<'EOF'
+#include <cstdio>
+__global__ void hello(int* out) { out[threadIdx.x] = threadIdx.x; }
+int main() {
+    int* d;
+    cudaMalloc(&d, 4 * sizeof(int));
+    hello<<<1, 4>>>(d);
+    int h[4];
+    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+    printf("%d %d %d %d emulated=%d\n", h[0], h[1], h[2], h[3], CUDA_EMULATION);
+}
+EOF
+    run "$EMUCC" hello.cu -o hello
+    assert_success
+    run ./hello
+    assert_success
+    assert_output "0 1 2 3 emulated=1"
+}
+
+@test "emucc keeps line numbers: a compile error after a multi-line launch points at its .cu line" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >broken.cu <<'EOF'
+__global__ void k(int* p, int n) { p[0] = n; }
+int main() {
+    int* d = nullptr;
+    k<<<
+        1,
+        1>>>(d,
+             2);
+    int x = "not an int";
+    return x;
+}
+EOF
+    run "$EMUCC" -c broken.cu -o broken.o
+    assert_failure
+    assert_output --partial "broken.cu:8:"
+    assert_output --partial "invalid conversion"
+}
+
+@test "emucc accepts nvcc's flags and writes dependency files that name the .cu and its headers" {
+    cd "$BATS_TEST_TMPDIR"
+    mkdir -p src out
+    echo '#define SCALE 3' >src/scale.h
+    cat >src/app.cu <<'EOF'
+#include "scale.h"
+__global__ void k(int* p) { p[threadIdx.x] = SCALE * OFFSET; }
+int main() { int* d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); int h; cudaMemcpy(&h, d, 4, cudaMemcpyDeviceToHost); return h == 6 ? 0 : 1; }
+EOF
+    run "$EMUCC" -O2 -std=c++17 -Xcompiler -fopenmp,-Wall -arch=sm_75 -gencode arch=compute_75,code=sm_75 \
+        --generate-code arch=compute_80,code=sm_80 -lineinfo -MMD -MP -Isrc -D OFFSET=2 -c src/app.cu -o out/app.o
+    assert_success
+    run cat out/app.d
+    assert_output --partial "out/app.o: src/app.cu"
+    assert_output --partial "src/scale.h"
+    refute_output --partial ".cu.cpp"
+    run "$EMUCC" -O2 -Xcompiler -fopenmp -o out/app out/app.o
+    assert_success
+    run out/app
+    assert_success
+}
+
+@test "emucc refuses NVIDIA's GPU libraries with a clear message" {
+    cd "$BATS_TEST_TMPDIR"
+    echo 'int main() { return 0; }' >plain.cu
+    run "$EMUCC" plain.cu -lcublas -o plain
+    assert_failure
+    assert_output --partial "emucc: -lcublas: NVIDIA's GPU libraries"
+}
+
+@test "emucc --help documents the environment variables" {
+    run "$EMUCC" --help
+    assert_success
+    for variable in CUDA_EMU_ORDER CUDA_EMU_GUARD CUDA_EMU_POISON CUDA_EMU_TIMEOUT CUDA_EMU_WORKERS; do
+        assert_output --partial "$variable"
+    done
+}

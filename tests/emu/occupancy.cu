@@ -1,0 +1,54 @@
+// occupancy.cu - the occupancy API and device description give sane, self-consistent answers:
+// blocks per multiprocessor fall as blocks grow or use more shared memory, never exceed the
+// device's limits, and the suggested block size is a whole number of warps.
+#include "check.h"
+
+static const char* test_name = "occupancy";
+
+__global__ void work(float* data) { data[threadIdx.x] *= 2.0f; }
+
+int main() {
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    EXPECT(prop.warpSize == 32 && prop.maxThreadsPerBlock == 1024, "warp %d, max threads %d", prop.warpSize,
+           prop.maxThreadsPerBlock);
+    EXPECT(prop.multiProcessorCount >= 1 && prop.totalGlobalMem > 0, "no multiprocessors or memory");
+    EXPECT(prop.sharedMemPerBlock <= prop.sharedMemPerMultiprocessor, "shared memory limits inconsistent");
+    int value = 0;
+    CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, 0));
+    EXPECT(value == prop.multiProcessorCount, "attribute and property disagree: %d", value);
+    CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrComputeCapabilityMajor, 0));
+    EXPECT(value == prop.major, "compute capability major %d", value);
+    int clock_khz = 0, bus_bits = 0;
+    CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, 0));
+    CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+    EXPECT(clock_khz > 0 && bus_bits > 0, "memory clock %d kHz, bus %d bits", clock_khz, bus_bits);
+    int version = 0;
+    CHECK(cudaRuntimeGetVersion(&version));
+    EXPECT(version >= 12000, "runtime version %d", version);
+    size_t free_bytes = 0, total_bytes = 0;
+    CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    EXPECT(free_bytes > 0 && free_bytes <= total_bytes, "memory info %zu of %zu", free_bytes, total_bytes);
+
+    int previous = 1 << 30;
+    for (int block_size = 32; block_size <= 1024; block_size *= 2) {
+        int blocks = 0;
+        CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, work, block_size, 0));
+        EXPECT(blocks >= 1 && blocks * block_size <= prop.maxThreadsPerMultiProcessor,
+               "%d blocks of %d threads per multiprocessor", blocks, block_size);
+        EXPECT(blocks <= previous, "occupancy grew with the block size at %d", block_size);
+        previous = blocks;
+    }
+    int small_smem = 0, big_smem = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&small_smem, work, 128, 0));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&big_smem, work, 128, 32 * 1024));
+    EXPECT(big_smem < small_smem && big_smem >= 1, "shared memory did not limit: %d vs %d", big_smem, small_smem);
+    int min_grid = 0, block = 0;
+    CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, work, 0, 0));
+    EXPECT(block >= 32 && block <= 1024 && block % 32 == 0, "suggested block size %d", block);
+    EXPECT(min_grid >= prop.multiProcessorCount, "suggested minimum grid %d", min_grid);
+    cudaFuncAttributes attributes;
+    CHECK(cudaFuncGetAttributes(&attributes, work));
+    EXPECT(attributes.maxThreadsPerBlock >= block, "kernel max threads %d", attributes.maxThreadsPerBlock);
+    return pass(test_name);
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env bats
+# tests/plots.bats - the specification of plots/plot.sh: it checks results
+# files and turns them into PNG and SVG charts.
+#
+#   bats tests/plots.bats        (or make test, which runs every test file)
+#
+# The inputs are the synthetic files in tests/fixtures/ (test data, not
+# measurements); the charts go to a temporary folder per test.
+
+setup() {
+    bats_load_library bats-support
+    bats_load_library bats-assert
+    repo="$BATS_TEST_DIRNAME/.."
+    fixtures="$BATS_TEST_DIRNAME/fixtures"
+    out="$BATS_TEST_TMPDIR/out"
+    cd "$repo" || return 1
+}
+
+# PNG files start with the bytes 89 50 4E 47 ("\x89PNG").
+is_png() {
+    [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e47" ]
+}
+
+@test "make plots turns one results file into PNG and SVG charts" {
+    run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"
+    assert_success
+    for chart in speedup peak sweep roofline; do
+        for lesson in lesson01 lesson02; do
+            png="$out/test-gpu-a-$lesson-$chart.png"
+            svg="$out/test-gpu-a-$lesson-$chart.svg"
+            [ -s "$png" ] || fail "$png is missing or empty"
+            [ -s "$svg" ] || fail "$svg is missing or empty"
+            is_png "$png" || fail "$png does not start with the PNG signature"
+            grep -q '<svg' "$svg" || fail "$svg has no <svg element"
+        done
+    done
+}
+
+@test "chart titles name the lesson and the device" {
+    run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"
+    assert_success
+    grep -q 'lesson01 on Test GPU A: speedup over the CPU' "$out/test-gpu-a-lesson01-speedup.svg"
+    grep -q 'lesson01 on Test GPU A: throughput against problem size' "$out/test-gpu-a-lesson01-sweep.svg"
+    grep -q 'GB/s' "$out/test-gpu-a-lesson01-sweep.svg"
+}
+
+@test "a lesson that only appears in the CSV gets its charts with no change to the scripts" {
+    # lesson02 and its cub variant are named nowhere in plots/
+    run grep -rlw 'lesson02\|cub' plots/*.gp plots/*.sh plots/*.awk
+    assert_failure
+    run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"
+    assert_success
+    grep -q 'cub kernel' "$out/test-gpu-a-lesson02-speedup.svg"
+}
+
+@test "emulation results say CPU emulation in the title and skip % of peak with a reason" {
+    run sh plots/plot.sh "$out" "$fixtures/test-emulation.csv"
+    assert_success
+    assert_output --partial "skipped test-emulation-lesson01-peak: CPU emulation has no device peaks"
+    [ ! -e "$out/test-emulation-lesson01-peak.png" ]
+    grep -q 'CPU emulation.*NOT GPU times' "$out/test-emulation-lesson01-speedup.svg"
+    [ -s "$out/test-emulation-lesson01-roofline.png" ]
+}
+
+@test "the chart across machines appears only when several results files are given" {
+    run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"
+    assert_success
+    [ ! -e "$out/lesson01-across-machines.png" ]
+
+    run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv" "$fixtures/test-gpu-b.csv" \
+        "$fixtures/test-emulation.csv"
+    assert_success
+    for lesson in lesson01 lesson02; do
+        is_png "$out/$lesson-across-machines.png"
+        grep -q "$lesson across machines" "$out/$lesson-across-machines.svg"
+    done
+    [ -s "$out/test-gpu-b-lesson01-sweep.svg" ]
+}
+
+@test "a row with too few fields is refused with the file, line and problem" {
+    run sh plots/plot.sh "$out" "$fixtures/malformed-short-row.csv"
+    assert_failure
+    assert_output "plot.sh: $fixtures/malformed-short-row.csv: line 4: has 9 fields, the header has 25"
+    [ ! -e "$out" ] || [ -z "$(ls "$out")" ]
+}
+
+@test "a word where a number belongs is refused with the column named" {
+    run sh plots/plot.sh "$out" "$fixtures/malformed-not-a-number.csv"
+    assert_failure
+    assert_output --partial "malformed-not-a-number.csv: line 3: gbps is 'fast', expected a number"
+    [ "${#lines[@]}" -eq 1 ]
+}
+
+@test "a file with another header is refused" {
+    printf 'a,b,c\n1,2,3\n' > "$BATS_TEST_TMPDIR/other.csv"
+    run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/other.csv"
+    assert_failure
+    assert_output --partial "other.csv: line 1: the header is not the lesson CSV header"
+}
+
+@test "an empty results file is refused" {
+    : > "$BATS_TEST_TMPDIR/empty.csv"
+    run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/empty.csv"
+    assert_failure
+    assert_output "plot.sh: $BATS_TEST_TMPDIR/empty.csv: the file is empty (no header, no rows)"
+}
+
+@test "a results file with a header and no rows is refused" {
+    head -n 1 "$fixtures/test-gpu-a.csv" > "$BATS_TEST_TMPDIR/header-only.csv"
+    run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/header-only.csv"
+    assert_failure
+    assert_output --partial "header-only.csv: has a header but no result rows"
+}
+
+@test "a missing results file is refused" {
+    run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/nothing-here.csv"
+    assert_failure
+    assert_output "plot.sh: $BATS_TEST_TMPDIR/nothing-here.csv: no such file"
+}
+
+@test "a glob that matched no results file says to run make bench" {
+    # what the shell passes on when plots/results/*.csv matches nothing
+    run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/results/*.csv"
+    assert_failure
+    assert_output "plot.sh: no results file matches $BATS_TEST_TMPDIR/results/*.csv (run make bench first)"
+}
+
+@test "one bad file among good ones stops everything before any chart is drawn" {
+    run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv" "$fixtures/malformed-short-row.csv"
+    assert_failure
+    [ ! -e "$out/test-gpu-a-lesson01-sweep.png" ]
+}
+
+@test "plot.sh --check accepts the fixtures without drawing" {
+    run sh plots/plot.sh --check "$fixtures/test-gpu-a.csv" "$fixtures/test-gpu-b.csv" \
+        "$fixtures/test-emulation.csv"
+    assert_success
+    assert_output "plot.sh: 3 results file(s) look good"
+}
+
+@test "only the latest run in a results file is drawn" {
+    # an older run at a larger size, then the fixture's run: the old size must go
+    results="$BATS_TEST_TMPDIR/two-runs.csv"
+    head -n 1 "$fixtures/test-gpu-a.csv" > "$results"
+    grep '^lesson01,cpu,host,1000,' "$fixtures/test-gpu-a.csv" |
+        sed 's/,1000,12000,/,99000000,1188000000,/; s/2025-01-01T00:00:00Z/2024-06-01T00:00:00Z/' >> "$results"
+    tail -n +2 "$fixtures/test-gpu-a.csv" >> "$results"
+    run sh plots/plot.sh "$out" "$results"
+    assert_success
+    grep -q 'speedup over the CPU at n = 1M' "$out/two-runs-lesson01-speedup.svg"
+}
