@@ -39,8 +39,10 @@ is_png() {
 @test "chart titles name the lesson and the device" {
     run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"
     assert_success
-    grep -q 'lesson01 on Test GPU A: speedup over the CPU' "$out/test-gpu-a-lesson01-speedup.svg"
-    grep -q 'lesson01 on Test GPU A: throughput against problem size' "$out/test-gpu-a-lesson01-sweep.svg"
+    # two title lines: what ran where, then what the chart shows
+    grep -q '>lesson01 on Test GPU A<' "$out/test-gpu-a-lesson01-speedup.svg"
+    grep -q '>speedup over the CPU at n = 1M<' "$out/test-gpu-a-lesson01-speedup.svg"
+    grep -q '>throughput against problem size<' "$out/test-gpu-a-lesson01-sweep.svg"
     grep -q 'GB/s' "$out/test-gpu-a-lesson01-sweep.svg"
 }
 
