@@ -416,9 +416,12 @@ wb_run wb_begin(const wb_lesson *lesson, const wb_options *options, const wb_pro
     run.lesson = lesson;
     run.options = *options;
     run.problem = *problem;
-    refuse_if_too_big("host", problem->host_bytes, host_available_bytes(), options);
     run.device = wb_describe_device(lesson->name);
-    if (run.device.gpu_available) {
+    size_t host_needed = problem->host_bytes;
+    if (run.device.emulated)
+        host_needed += problem->device_bytes; /* the emulated device's memory is host memory */
+    refuse_if_too_big("host", host_needed, host_available_bytes(), options);
+    if (run.device.gpu_available && !run.device.emulated) {
         size_t free_bytes = 0, total_bytes = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
         refuse_if_too_big("device", problem->device_bytes, free_bytes, options);

@@ -99,6 +99,19 @@ run_in_every_order() {
     run_in_every_order occupancy
 }
 
+@test "bit and math intrinsics give CUDA's values, and printf works inside a kernel" {
+    for order in forward reverse random:12345; do
+        CUDA_EMU_ORDER=$order run "$BIN/intrinsics"
+        assert_success
+        assert_line --index 0 "kernel printf 42 1.5"
+        assert_line --index 1 "PASS intrinsics"
+    done
+}
+
+@test "pinned and managed memory, async copies on streams, events and the error functions work" {
+    run_in_every_order runtime_api
+}
+
 @test "one worker thread gives the same results as many" {
     for name in reduce_shared atomics warp_shuffle; do
         CUDA_EMU_WORKERS=1 run "$BIN/$name"

@@ -57,3 +57,11 @@ run_mutated_solution() {
     assert_line "  n = 1        PASS"
     assert_line --regexp "^  n = 129 +FAIL: first wrong index 77: expected -?[0-9.e-]+, got -?nan$"
 }
+
+@test "a failing kernel launch is reported with file, line and the runtime's message" {
+    run_mutated_solution 's/#define EXERCISE_THREADS_PER_BLOCK 128/#define EXERCISE_THREADS_PER_BLOCK 2048/'
+    assert_failure 1
+    local line
+    line=$(grep -n 'CUDA_CHECK_LAUNCH' "$BATS_TEST_TMPDIR/exercise.cu" | cut -d: -f1)
+    assert_line --partial "exercise.cu:$line: CUDA error in kernel launch: cudaErrorInvalidConfiguration: "
+}

@@ -1,0 +1,80 @@
+// runtime_api.cu - the memory, stream and event calls of the runtime API: pinned host memory,
+// asynchronous copies and memsets on a stream, events in order, managed memory (with prefetch
+// and advice accepted) and __managed__ variables, and the error functions.
+#include <string>
+
+#include "check.h"
+
+static const char* test_name = "runtime_api";
+constexpr int n = 4099;  // prime
+
+__managed__ int managed_counter;
+
+__global__ void scale(float* data, float factor, int count) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) data[i] *= factor;
+    if (i == 0) atomicAdd(&managed_counter, 1);
+}
+
+int main() {
+    // Pinned host memory, asynchronous copies and a memset on a stream, timed by events.
+    float* h_data;
+    CHECK(cudaMallocHost(&h_data, n * sizeof(float)));
+    for (int i = 0; i < n; i++) h_data[i] = (float)i;
+    float* d_data;
+    CHECK(cudaMalloc(&d_data, n * sizeof(float)));
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    CHECK(cudaStreamCreate(&stream));
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    CHECK(cudaEventRecord(start, stream));
+    CHECK(cudaMemsetAsync(d_data, 0, n * sizeof(float), stream));
+    CHECK(cudaMemcpyAsync(d_data, h_data, (n - 1) * sizeof(float), cudaMemcpyHostToDevice, stream));
+    scale<<<(n + 255) / 256, 256, 0, stream>>>(d_data, 2.0f, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpyAsync(h_data, d_data, n * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    CHECK(cudaEventRecord(stop, stream));
+    CHECK(cudaStreamSynchronize(stream));
+    CHECK(cudaEventSynchronize(stop));
+    float ms = -1;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    EXPECT(ms >= 0, "elapsed time %g ms is negative", ms);
+    for (int i = 0; i < n - 1; i++) EXPECT(h_data[i] == 2.0f * i, "h_data[%d] = %g", i, h_data[i]);
+    EXPECT(h_data[n - 1] == 0.0f, "the last element was not covered by the memset: %g", h_data[n - 1]);
+
+    // cudaMallocManaged memory is used from the host and the device alike.
+    float* shared;
+    CHECK(cudaMallocManaged(&shared, n * sizeof(float)));
+    for (int i = 0; i < n; i++) shared[i] = 1.0f;
+    int device = 0;
+    CHECK(cudaGetDevice(&device));
+    // CUDA 13 names the place memory should live as a cudaMemLocation.
+    cudaMemLocation location = {};
+    location.type = cudaMemLocationTypeDevice;
+    location.id = device;
+    CHECK(cudaMemAdvise(shared, n * sizeof(float), cudaMemAdviseSetPreferredLocation, location));
+    CHECK(cudaMemPrefetchAsync(shared, n * sizeof(float), location, 0, stream));
+    scale<<<(n + 255) / 256, 256, 0, stream>>>(shared, 3.0f, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < n; i++) EXPECT(shared[i] == 3.0f, "managed[%d] = %g", i, shared[i]);
+    EXPECT(managed_counter == 2, "__managed__ counter is %d after two launches", managed_counter);
+
+    // The error functions: a bad launch is sticky in PeekAtLastError until GetLastError clears it.
+    scale<<<1, 2048>>>(d_data, 1.0f, n);
+    EXPECT(cudaPeekAtLastError() == cudaErrorInvalidConfiguration, "peek: %s",
+           cudaGetErrorName(cudaPeekAtLastError()));
+    EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration, "2048 threads per block accepted");
+    EXPECT(cudaGetLastError() == cudaSuccess, "cudaGetLastError did not clear the error");
+    EXPECT(std::string(cudaGetErrorName(cudaErrorMemoryAllocation)) == "cudaErrorMemoryAllocation",
+           "error name %s", cudaGetErrorName(cudaErrorMemoryAllocation));
+
+    CHECK(cudaFree(shared));
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(d_data));
+    CHECK(cudaFreeHost(h_data));
+    return pass(test_name);
+}
