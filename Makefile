@@ -49,10 +49,13 @@ ifeq ($(BACKEND),cuda)
   COMPILER := $(NVCC)
   BUILD := build/cuda-sm$(CUDA_ARCH)
   ARCH_FLAGS := -arch=sm_$(CUDA_ARCH) -lineinfo
+  LINK_DEPENDENCIES :=
 else
   COMPILER := $(EMUCC)
   BUILD := build/emu
   ARCH_FLAGS :=
+  # emucc links the emulator's runtime into every program: relink when it changes
+  LINK_DEPENDENCIES := $(EMUCC) $(wildcard common/emu/runtime/* common/emu/include/*.h common/emu/include/*/*.h)
 endif
 ALL_FLAGS = $(NVCCFLAGS) $(ARCH_FLAGS) $(HOST_FLAGS) -Icommon
 
@@ -76,8 +79,8 @@ all: $(LESSONS)
 # make lessonNN: build the lesson for $(BACKEND) and copy it to ./lessonNN.
 # define ... endef writes the same three rules for every lesson directory.
 define lesson_rules
-$(BUILD)/lesson$(call lesson_number,$(1)): $(patsubst %.cu,$(BUILD)/%.o,$(call lesson_source,$(1))) $(COMMON_OBJECT)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$^
+$(BUILD)/lesson$(call lesson_number,$(1)): $(patsubst %.cu,$(BUILD)/%.o,$(call lesson_source,$(1))) $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^)
 
 lesson$(call lesson_number,$(1)): check-compiler $(BUILD)/lesson$(call lesson_number,$(1))
 	@cp -f $(BUILD)/lesson$(call lesson_number,$(1)) $$@
@@ -87,11 +90,11 @@ endef
 # make exerciseNN: build your exercise.cu with its checker and run it.
 # make solutionNN: the same with the worked solution in solutions/.
 define exercise_rules
-$(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/exercise.o $(BUILD)/$(1)/exercise_check.o $(COMMON_OBJECT)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$^
+$(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/exercise.o $(BUILD)/$(1)/exercise_check.o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^)
 
-$(BUILD)/solution$(call lesson_number,$(1)): $(BUILD)/solutions/$(notdir $(1))/exercise.o $(BUILD)/$(1)/exercise_check.o $(COMMON_OBJECT)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$^
+$(BUILD)/solution$(call lesson_number,$(1)): $(BUILD)/solutions/$(notdir $(1))/exercise.o $(BUILD)/$(1)/exercise_check.o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^)
 
 exercise$(call lesson_number,$(1)): check-compiler $(BUILD)/exercise$(call lesson_number,$(1))
 	@./$(BUILD)/exercise$(call lesson_number,$(1))

@@ -49,6 +49,20 @@ assert_every_variant_passes() {
     assert_every_variant_passes 1000003
 }
 
+@test "lesson01's kernels stay inside their arrays at awkward sizes in every thread order" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    # guard mode: every device array ends at a protected page, so a read or write past its end
+    # stops the program; poison mode: memory starts as NaN, so a skipped element fails the check
+    for order in forward reverse random:2024; do
+        for n in 1 5 257 4099; do
+            CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
+                run "$EMU_BUILD/lesson01" -n "$n" --reps 1 --warmup 0 --csv
+            assert_success
+            assert_equal "$(grep -c ',PASS,' <<<"$output")" 4
+        done
+    done
+}
+
 @test "lesson01 passes with a naive block size that is not a multiple of a warp" {
     assert_every_variant_passes 4099 --threads-per-block 33
 }

@@ -5,8 +5,8 @@
 // better, because every emulated thread is ordinary CPU code:
 //   CUDA_EMU_ORDER=forward|reverse|random[:SEED]  order the threads of a block run in between
 //                    barriers; a result that changes with the order has a missing barrier.
-//   CUDA_EMU_GUARD=1  every device allocation ends at a protected page, so the first byte read or
-//                    written past its end stops the program with the allocation, the offset and
+//   CUDA_EMU_GUARD=1  every device allocation ends at a protected page (to within its 16-byte
+//                    alignment), so a byte read or written past its end stops the program with the allocation, the offset and
 //                    the block and thread that did it. Freed allocations stay protected, which
 //                    catches use after cudaFree.
 //   CUDA_EMU_POISON=1 fresh device memory (and dynamic shared memory) is filled with 0xFF bytes,
@@ -185,10 +185,14 @@ void* guarded_alloc(size_t size, const char* file, int line) {
     if (mapping == MAP_FAILED) return nullptr;
     mprotect(mapping, page, PROT_NONE);
     mprotect(mapping + page + data_pages * page, page, PROT_NONE);
-    // The data ends exactly at the protected page, so the first byte past the end faults. It
-    // starts aligned to the largest power of two dividing its size (at most 256): an array of
-    // T always has a size that is a multiple of alignof(T), so elements stay aligned.
+    // The data ends as close to the protected page as alignment allows, so an access past the
+    // end faults. It starts aligned to the largest power of two dividing its size, between 16
+    // and 256: an array of T has a size that is a multiple of alignof(T), so its elements stay
+    // aligned, and kernels may still read a float array as float4 (16 bytes), as they may on a
+    // GPU, where cudaMalloc aligns to 256. The price: when the size is not a multiple of 16, an
+    // overrun into the few bytes between its end and the next 16-byte boundary goes unnoticed.
     size_t alignment = size ? (size & (~size + 1)) : 256;
+    if (alignment < 16) alignment = 16;
     if (alignment > 256) alignment = 256;
     char* end = mapping + page + data_pages * page;
     char* data = (char*)((uintptr_t)(end - size) & ~(uintptr_t)(alignment - 1));
@@ -262,6 +266,12 @@ void report_fault(int signal_number, siginfo_t* info, void* context) {
         fatal("out-of-bounds %s in %s: byte offset %lld of a %zu-byte allocation made at %s:%d (%s)",
               access, where_text, offset, g.size, g.file, g.line, relation);
     }
+#ifdef SI_KERNEL
+    // A fault the processor raises without a page address: on x86-64, a general protection fault.
+    if (signal_number == SIGSEGV && info->si_code == SI_KERNEL)
+        fatal("invalid memory access in %s: a misaligned vector load or store (a float4 needs an "
+              "address that is a multiple of 16) or a wild pointer", where_text);
+#endif
     if ((uintptr_t)address < 4096)
         fatal("invalid %s of address %p (a null pointer) in %s", access, (void*)address, where_text);
     fatal("invalid %s of address %p in %s%s", access, (void*)address, where_text,
