@@ -610,7 +610,8 @@ void wb_report(wb_run *run, const char *variant, const char *scope, const wb_tim
             printf(",");
         printf("%s,%.3g,%s,%s,%d,%d,%d,%s\n", verdict, max_error, device_name,
                backend_name(device), device->driver_version, device->runtime_version,
-               omp_get_max_threads(), is_cpu ? "n/a" : timing->cold_l2 ? "cold" : "warm");
+               omp_get_max_threads(),
+               is_cpu || device->emulated ? "n/a" : timing->cold_l2 ? "cold" : "warm");
     } else {
         char pct_text[16] = "-", speedup_text[16] = "-", check_text[64];
         if (pct_peak >= 0)
