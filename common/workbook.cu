@@ -258,8 +258,8 @@ static int usable_device(wb_device *device, const char *lesson_name)
     const char *emulator_hint = "; to run the GPU variants anyway, build with the CPU emulator";
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
-    cudaDriverGetVersion(&device->driver_version);
-    cudaRuntimeGetVersion(&device->runtime_version);
+    CUDA_CHECK(cudaDriverGetVersion(&device->driver_version));
+    CUDA_CHECK(cudaRuntimeGetVersion(&device->runtime_version));
     if (status == cudaErrorInsufficientDriver && device->driver_version == 0) {
         snprintf(why, room, "no NVIDIA driver is installed (no NVIDIA GPU here?)%s: "
                  "make BACKEND=emu %s", emulator_hint, lesson_name);
@@ -286,7 +286,7 @@ static int usable_device(wb_device *device, const char *lesson_name)
         status = cudaDeviceSynchronize();
     if (status == cudaErrorNoKernelImageForDevice || status == cudaErrorUnsupportedPtxVersion) {
         snprintf(why, room, "this build has no kernel image for the GPU's compute capability "
-                 "%d.%d: rebuild with make clean && make CUDA_ARCH=%d%d %s",
+                 "%d.%d: rebuild with make CUDA_ARCH=%d%d %s",
                  device->prop.major, device->prop.minor, device->prop.major,
                  device->prop.minor, lesson_name);
         return 0;
@@ -313,9 +313,9 @@ wb_device wb_describe_device(const char *program_name)
         return described; /* an emulated device has no meaningful peak */
     /* CUDA 13's cudaDeviceProp has no clock fields; the attributes still do. */
     int core_khz = 0, memory_khz = 0, bus_bits = 0;
-    cudaDeviceGetAttribute(&core_khz, cudaDevAttrClockRate, 0);
-    cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0);
-    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0);
+    CUDA_CHECK(cudaDeviceGetAttribute(&core_khz, cudaDevAttrClockRate, 0));
+    CUDA_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
     /* double data rate: two transfers per memory clock, bus_bits / 8 bytes each */
     device->peak_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
     /* a fused multiply-add counts as two floating-point operations */
