@@ -65,3 +65,17 @@ setup() {
     done < <(find lessons solutions common tests -name '*.cu')
     [ "$count" -ge 4 ]
 }
+
+@test "make exercise01 checks the student's file and fails while it is not implemented" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build"
+    run make --no-print-directory BACKEND=emu exercise01
+    assert_failure
+    assert_output --partial "exercise01: not implemented yet"
+}
+
+@test "make solution01 checks the worked solution and succeeds" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build"
+    run make --no-print-directory BACKEND=emu solution01
+    assert_success
+    assert_output --partial "exercise01: PASS (all 10 sizes)"
+}
