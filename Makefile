@@ -15,34 +15,43 @@ SHELL := /bin/bash
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc),nvcc)
 EMUCC := common/emu/emucc
 
-# A GPU is usable when nvidia-smi lists one.
-GPU_COUNT := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+# The GPU nvidia-smi lists first, as compute capability digits (90 = 9.0,
+# H100); empty without a GPU or a working driver.
+DETECTED_ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ' | grep -E '^[0-9]+$$')
+GPU_COUNT := $(if $(DETECTED_ARCH),$(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU'),0)
+# CUDA 13 compiles for compute capability 7.5 (Turing) and newer.
+OLDEST_ARCH := 75
+GPU_TOO_OLD := $(if $(DETECTED_ARCH),$(shell [ $(DETECTED_ARCH) -lt $(OLDEST_ARCH) ] && echo yes))
 
 # BACKEND: cuda (nvcc, runs on an NVIDIA GPU), emu (the host compiler and the
 # course's CPU emulator in common/emu/), or auto: cuda when a GPU is usable.
 BACKEND ?= auto
 ifeq ($(BACKEND),auto)
-  override BACKEND := $(if $(filter-out 0,$(GPU_COUNT)),cuda,emu)
+  ifeq ($(GPU_TOO_OLD),yes)
+    $(info this GPU has compute capability $(DETECTED_ARCH), older than CUDA 13 supports ($(OLDEST_ARCH)): building for the CPU emulator)
+  endif
+  override BACKEND := $(if $(filter-out 0,$(GPU_COUNT)),$(if $(GPU_TOO_OLD),emu,cuda),emu)
 endif
 ifeq ($(filter $(BACKEND),cuda emu),)
   $(error BACKEND=$(BACKEND): expected cuda, emu or auto)
 endif
 
-# CUDA_ARCH: the GPU architecture nvcc compiles for, as compute capability
-# digits (90 = 9.0, H100). Default: the present GPU's own; without a GPU, 75
-# (Turing, the oldest CUDA 13 supports), whose PTX newer GPUs compile at load.
-DETECTED_ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
-CUDA_ARCH ?= $(or $(DETECTED_ARCH),75)
+# CUDA_ARCH: the GPU architecture nvcc compiles for. Default: the present
+# GPU's own; without a GPU, 75, whose PTX newer GPUs compile when they load it.
+CUDA_ARCH ?= $(if $(GPU_TOO_OLD),$(OLDEST_ARCH),$(or $(DETECTED_ARCH),$(OLDEST_ARCH)))
 
 # CFLAGS go to the host compiler for the CPU code (the lesson's CPU version
 # is spread over all cores with OpenMP); NVCCFLAGS to nvcc or the emulator.
-CFLAGS ?= -O3 -Wall -Wextra
+CFLAGS ?= -O3 -Wall -Wextra -Wno-unused-parameter
 NVCCFLAGS ?= -O3 -std=c++17
 comma := ,
 space := $(subst x, ,x)
 HOST_FLAGS := -Xcompiler $(subst $(space),$(comma),$(strip $(CFLAGS) -fopenmp))
+# CC: the host compiler for the CPU code, when set (nvcc's -ccbin); nvcc
+# links with it too, so the C++ library is named for a C compiler's sake.
 ifneq ($(origin CC),default)
   HOST_FLAGS += -ccbin $(CC)
+  LINK_LIBRARIES := -lstdc++
 endif
 
 ifeq ($(BACKEND),cuda)
@@ -80,7 +89,7 @@ all: $(LESSONS)
 # define ... endef writes the same three rules for every lesson directory.
 define lesson_rules
 $(BUILD)/lesson$(call lesson_number,$(1)): $(patsubst %.cu,$(BUILD)/%.o,$(call lesson_source,$(1))) $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $$(LINK_LIBRARIES)
 
 lesson$(call lesson_number,$(1)): check-compiler $(BUILD)/lesson$(call lesson_number,$(1))
 	@cp -f $(BUILD)/lesson$(call lesson_number,$(1)) $$@
@@ -91,10 +100,10 @@ endef
 # make solutionNN: the same with the worked solution in solutions/.
 define exercise_rules
 $(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/exercise.o $(BUILD)/$(1)/exercise_check.o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $$(LINK_LIBRARIES)
 
 $(BUILD)/solution$(call lesson_number,$(1)): $(BUILD)/solutions/$(notdir $(1))/exercise.o $(BUILD)/$(1)/exercise_check.o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $$(LINK_LIBRARIES)
 
 exercise$(call lesson_number,$(1)): check-compiler $(BUILD)/exercise$(call lesson_number,$(1))
 	@./$(BUILD)/exercise$(call lesson_number,$(1))
@@ -171,7 +180,8 @@ help:
 	@echo "  exerciseNN     build your lessons/NN-*/exercise.cu and check it (here: $(EXERCISES))"
 	@echo "  solutionNN     the same with the worked solution in solutions/"
 	@echo "  test           build everything and run the Bats test suite in tests/"
-	@echo "  bench          run every lesson over a size sweep; append to plots/results/<device>.csv"
+	@echo "  bench          run every lesson over a size sweep; append to plots/results/<device>.csv;"
+	@echo "                 then the emulator's own benchmark (context switch, 16M reduction)"
 	@echo "  plots          check plots/results/*.csv and draw charts into plots/out/ (PNG and SVG)"
 	@echo "  doctor         check this machine: nvcc, driver, GPUs, the architecture built for"
 	@echo "  clean          remove build/ and the lesson programs"
@@ -180,7 +190,7 @@ help:
 	@echo "  BACKEND=$(BACKEND)       cuda, emu (CPU emulation) or auto (cuda when a GPU is usable)"
 	@echo "  CUDA_ARCH=$(CUDA_ARCH)        GPU architecture for nvcc, e.g. 75, 80, 86, 89, 90"
 	@echo "  NVCC=$(NVCC)"
-	@echo "  CC=$(CC)              host compiler nvcc uses (when set explicitly)"
+	@echo "  CC=...                host compiler for the CPU code (nvcc -ccbin), e.g. CC=gcc-12"
 	@echo "  CFLAGS=$(CFLAGS)"
 	@echo "  NVCCFLAGS=$(NVCCFLAGS)"
 

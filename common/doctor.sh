@@ -49,13 +49,25 @@ if [ -n "$gpus" ]; then
         next_step "update the NVIDIA driver, or use a CUDA Toolkit no newer than $driver_cuda"
         problems=$((problems + 1))
     fi
-    echo "$gpus" | while IFS=, read -r index name capability memory; do
+    # A here-document, not a pipe, so that problems counted in the loop stay counted.
+    while IFS=, read -r index name capability memory; do
         say "GPU $index" "$(echo "$name" | sed 's/^ //'), compute capability$capability,$memory"
         arch=$(echo "$capability" | tr -d '. ')
-        if [ "$arch" != "$CUDA_ARCH" ]; then
-            next_step "the build targets CUDA_ARCH=$CUDA_ARCH; for this GPU use make CUDA_ARCH=$arch"
+        if [ "$arch" -lt 75 ]; then
+            next_step "CUDA 13 supports compute capability 7.5 and newer: this GPU cannot run the"
+            next_step "lessons' kernels; make builds them for the CPU emulator instead (BACKEND=emu)"
+            [ "$BACKEND" = cuda ] && problems=$((problems + 1))
+        elif [ "$CUDA_ARCH" -gt "$arch" ]; then
+            say "" "the build targets CUDA_ARCH=$CUDA_ARCH, newer than this GPU: its kernels will not load"
+            next_step "make CUDA_ARCH=$arch"
+            problems=$((problems + 1))
+        elif [ "$CUDA_ARCH" -lt "$arch" ]; then
+            next_step "the build targets CUDA_ARCH=$CUDA_ARCH, which runs here, compiled at load time;"
+            next_step "make CUDA_ARCH=$arch builds for this GPU itself"
         fi
-    done
+    done <<GPUS
+$gpus
+GPUS
 elif command -v nvidia-smi >/dev/null 2>&1; then
     say "driver" "nvidia-smi is installed but lists no GPU: $(nvidia-smi -L 2>&1 | head -n 1)"
     next_step "check that the driver is loaded (nvidia-smi), or use BACKEND=emu"
@@ -69,14 +81,19 @@ if [ "$BACKEND" = cuda ] && [ "$nvcc_ok" = 0 ]; then
     problems=$((problems + 1))
 fi
 
-for tool in bats gnuplot; do
-    if command -v "$tool" >/dev/null 2>&1; then
-        say "$tool" "$(command -v "$tool")"
-    else
-        say "$tool" "not found (needed by make test / make plots)"
-        next_step "sudo apt-get install bats bats-assert bats-support gnuplot-nox"
-    fi
-done
+# make test needs bats with its two helper libraries; make plots needs gnuplot.
+bats_libraries=${BATS_LIB_PATH:-/usr/lib/bats}
+missing=""
+command -v bats >/dev/null 2>&1 || missing="$missing bats"
+[ -d "$bats_libraries/bats-support" ] || missing="$missing bats-support"
+[ -d "$bats_libraries/bats-assert" ] || missing="$missing bats-assert"
+command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot"
+if [ -z "$missing" ]; then
+    say "test tools" "bats, bats-support, bats-assert and gnuplot found"
+else
+    say "test tools" "missing:$missing (make test needs the bats ones, make plots gnuplot)"
+    next_step "sudo apt-get install bats bats-assert bats-support gnuplot-nox"
+fi
 
 echo
 if [ "$problems" -eq 0 ]; then

@@ -50,7 +50,7 @@ static void usage_error(const char *format, const char *what, const char *value)
 #define MAX_WARMUP 1000
 
 /* Reads a count such as "1000", "64k", "10M", "1Gi". Decimal suffixes k/M/G
- * multiply by 1000, binary ones Ki/Mi/Gi by 1024. Returns 0 on success,
+ * multiply by 10^3, 10^6, 10^9, binary ones Ki/Mi/Gi by 2^10, 2^20, 2^30. Returns 0 on success,
  * -1 if text is not such a number, -2 if it is larger than max. */
 static int parse_count(const char *text, long long max, long long *out)
 {
@@ -122,8 +122,9 @@ static void print_help(const wb_lesson *lesson)
 {
     printf("usage: ./%s [options]\n%s, on the CPU and on the GPU, checked and timed.\n\n",
            lesson->name, lesson->title);
-    printf("  -n, --size N      %s (default %lld); suffixes k, M, G multiply by 1000,\n"
-           "                    Ki, Mi, Gi by 1024\n", lesson->size_meaning, lesson->default_size);
+    printf("  -n, --size N      %s (default %lld); suffixes k, M, G mean 10^3, 10^6,\n"
+           "                    10^9; Ki, Mi, Gi mean 2^10, 2^20, 2^30\n", lesson->size_meaning,
+           lesson->default_size);
     printf("      --reps R      timed repetitions after the warm-up (default %d)\n", DEFAULT_REPS);
     printf("      --warmup W    untimed runs before the timed ones (default %d)\n", DEFAULT_WARMUP);
     printf("      --only LIST   variants to run: any of cpu,naive,optimized (default all)\n");
@@ -181,7 +182,10 @@ wb_options wb_parse_options(const wb_lesson *lesson, int argc, char **argv)
         if (!known && !extra)
             usage_error("unknown option '%s'%s", flag, "");
         if (!value) {
-            if (i + 1 >= argc)
+            /* "--reps --csv": the next word is another flag, not the value */
+            int next_is_flag = i + 1 < argc && argv[i + 1][0] == '-' &&
+                               !isdigit((unsigned char)argv[i + 1][1]);
+            if (i + 1 >= argc || next_is_flag)
                 usage_error("%s needs a value%s", name, "");
             value = argv[++i];
         }
@@ -247,6 +251,9 @@ static int fp32_lanes_per_sm(int major, int minor)
     return 128; /* 5.x, 6.1+, 8.6, 8.9, 9.0 and later */
 }
 
+/* CUDA 13 compiles for compute capability 7.5 (Turing) and newer. */
+#define OLDEST_CUDA13_CAPABILITY 75
+
 /* One thread that does nothing: launching it tells whether this binary holds
  * code the GPU can run (cudaErrorNoKernelImageForDevice otherwise). */
 __global__ void wb_probe_kernel(void) {}
@@ -284,6 +291,13 @@ static int usable_device(wb_device *device, const char *lesson_name)
     status = cudaGetLastError();
     if (status == cudaSuccess)
         status = cudaDeviceSynchronize();
+    int capability = 10 * device->prop.major + device->prop.minor;
+    if (capability < OLDEST_CUDA13_CAPABILITY) {
+        snprintf(why, room, "this GPU has compute capability %d.%d, older than CUDA 13 supports "
+                 "(7.5 and newer): use the CPU emulator, make BACKEND=emu %s",
+                 device->prop.major, device->prop.minor, lesson_name);
+        return 0;
+    }
     if (status == cudaErrorNoKernelImageForDevice || status == cudaErrorUnsupportedPtxVersion) {
         snprintf(why, room, "this build has no kernel image for the GPU's compute capability "
                  "%d.%d: rebuild with make CUDA_ARCH=%d%d %s",
@@ -398,8 +412,9 @@ static void print_header(const wb_run *run)
            human_bytes((double)run->problem.device_bytes, device_text, sizeof device_text));
     printf("timing   median and min of %d runs after %d warm-up runs; CPU: monotonic clock; "
            "GPU: %s\n\n", run->options.reps, run->options.warmup,
-           device->emulated ? "CUDA events, which the emulator reads from the host clock"
-                            : "CUDA events, L2 cache flushed before each run");
+           !device->gpu_available ? "not run"
+           : device->emulated     ? "CUDA events, which the emulator reads from the host clock"
+                                  : "CUDA events, L2 cache flushed before each run");
     printf("%-10s %-11s %10s %10s %9s %9s %7s %9s  %s\n", "variant", "time covers", "median ms",
            "min ms", "GB/s", "GFLOP/s", "% peak", "speedup", "check");
 }
@@ -424,7 +439,9 @@ wb_run wb_begin(const wb_lesson *lesson, const wb_options *options, const wb_pro
     if (run.device.gpu_available && !run.device.emulated) {
         size_t free_bytes = 0, total_bytes = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-        refuse_if_too_big("device", problem->device_bytes, free_bytes, options);
+        /* the timing also needs a buffer twice the L2's size to flush the cache with */
+        size_t flush_bytes = 2 * (size_t)run.device.prop.l2CacheSize;
+        refuse_if_too_big("device", problem->device_bytes + flush_bytes, free_bytes, options);
     }
     if (options->csv)
         printf("%s\n", CSV_COLUMNS);
@@ -532,7 +549,7 @@ wb_timing wb_time_device(const wb_run *run, wb_function fn, void *context)
 wb_check_result wb_check(const float *expected, const float *actual, long long n,
                          double atol, double rtol)
 {
-    wb_check_result result = {1, -1, 0.0, 0.0, 0.0};
+    wb_check_result result = {1, -1, 0.0, 0.0, 0.0, 0};
     for (long long i = 0; i < n; i++) {
         double want = expected[i], got = actual[i];
         int match;
@@ -540,8 +557,11 @@ wb_check_result wb_check(const float *expected, const float *actual, long long n
             match = isnan(got);
         else if (isinf(want))
             match = got == want;
-        else if (!isfinite(got))
-            match = 0; /* NaN or Inf where the reference is finite */
+        else if (!isfinite(got)) {
+            match = 0; /* NaN or Inf where the reference is finite: an unbounded error */
+            result.non_finite++;
+            result.max_error = INFINITY;
+        }
         else {
             double error = fabs(got - want);
             if (error > result.max_error)
@@ -593,7 +613,8 @@ void wb_report(wb_run *run, const char *variant, const char *scope, const wb_tim
         for (char *c = device_name; *c; c++)
             if (*c == ',')
                 *c = ' '; /* keep the CSV one field per column */
-        printf("%s,%s,%s,%lld,%.0f,%.0f,%d,%.6f,%.6f,%.2f,%.3f,%.3f,", run->lesson->name,
+        /* %.6g: six significant digits, however small the time or the rate */
+        printf("%s,%s,%s,%lld,%.0f,%.0f,%d,%.6g,%.6g,%.2f,%.6g,%.6g,", run->lesson->name,
                variant, scope, run->options.size, run->problem.bytes, run->problem.flops,
                timing->reps, timing->median_ms, timing->min_ms, timing->spread_pct, gbps, gflops);
         if (device->peak_gbps > 0)
@@ -601,11 +622,11 @@ void wb_report(wb_run *run, const char *variant, const char *scope, const wb_tim
         else
             printf(",,");
         if (pct_peak >= 0)
-            printf("%.2f,", pct_peak);
+            printf("%.4g,", pct_peak);
         else
             printf(",");
         if (speedup > 0)
-            printf("%.3f,", speedup);
+            printf("%.6g,", speedup);
         else
             printf(",");
         printf("%s,%.3g,%s,%s,%d,%d,%d,%s\n", verdict, max_error, device_name,
@@ -622,6 +643,9 @@ void wb_report(wb_run *run, const char *variant, const char *scope, const wb_tim
             snprintf(check_text, sizeof check_text, "reference");
         else
             snprintf(check_text, sizeof check_text, "%s (max error %.3g)", verdict, max_error);
+        if (check && check->non_finite > 0)
+            snprintf(check_text, sizeof check_text, "FAIL (%lld NaN/Inf where the CPU has a number)",
+                     check->non_finite);
         printf("%-10s %-11s %10.4f %10.4f %9.2f %9.2f %7s %9s  %s%s\n", variant, scope,
                timing->median_ms, timing->min_ms, gbps, gflops, pct_text, speedup_text,
                check_text, timing->spread_pct > 5.0 ? "  [noisy: spread above 5%]" : "");

@@ -147,7 +147,8 @@ typedef struct {
     int passed;
     long long first_bad;      /* -1 when every value is within tolerance */
     double expected, actual;  /* the values at first_bad */
-    double max_error;         /* largest |actual - expected| among finite pairs */
+    double max_error;         /* largest |actual - expected|; infinite if non_finite > 0 */
+    long long non_finite;     /* NaN or Inf where the reference is finite */
 } wb_check_result;
 
 /* The one tolerance rule of the course: actual matches expected when

@@ -6,17 +6,15 @@
 #   bats tests/bench.bats        (or make test, which runs every test file)
 #
 # Uses the real lesson01 builds when they exist (WORKBOOK_EMU_BUILD, default
-# build/emu; WORKBOOK_CUDA_BUILD, default build/cuda-sm75) and otherwise skips
+# build/emu; WORKBOOK_CUDA_BUILD, default build/cuda-smNN) and otherwise skips
 # those tests, saying why; the other tests use tests/fixtures/fake-lesson.sh,
 # a stand-in program that prints test data. Results go to a temporary folder.
 
 setup() {
-    bats_load_library bats-support
-    bats_load_library bats-assert
-    repo="$BATS_TEST_DIRNAME/.."
-    cd "$repo"
-    emu_build=${WORKBOOK_EMU_BUILD:-build/emu}
-    cuda_build=${WORKBOOK_CUDA_BUILD:-build/cuda-sm75}
+    load test_helper
+    cd "$REPO"
+    emu_build=$EMU_BUILD
+    cuda_build=$CUDA_BUILD
     results="$BATS_TEST_TMPDIR/results"
     header="lesson,variant,scope,size,bytes,flops,reps,median_ms,min_ms,spread_pct,gbps,gflops,peak_gbps,peak_gflops,pct_peak,speedup,check,max_error,device,backend,driver,runtime,cpu_threads,cache,date"
 }

@@ -5,7 +5,7 @@
 
 setup() {
     load test_helper
-    BUILD="$(any_build)"
+    use_any_build
 }
 
 # Runs every lesson with the given arguments and asserts exit status 2 and a
@@ -66,12 +66,16 @@ assert_usage_error() {
     assert_usage_error "--reps needs a value" --reps
 }
 
+@test "a flag where a value belongs is refused as a missing value" {
+    assert_usage_error "--reps needs a value" --reps --csv
+}
+
 @test "an unknown variant in --only is refused" {
     assert_usage_error "unknown variant 'gpu' for --only" --only cpu,gpu
 }
 
 @test "a size whose arrays do not fit in host memory is refused before allocating" {
-    assert_usage_error "of host memory, but only" -n 64Gi
+    assert_usage_error "of host memory, but only" -n 20G
 }
 
 @test "--size=N and -n N with a suffix are the same size" {

@@ -8,13 +8,15 @@ setup() {
 }
 
 @test "the untouched exercise01 skeleton reports not implemented yet" {
-    run "$(gpu_build)/exercise01"
+    use_gpu_build
+    run "$BUILD/exercise01"
     assert_failure 1
     assert_line --partial "exercise01: not implemented yet"
 }
 
 @test "the worked solution of exercise01 passes at every size" {
-    run "$(gpu_build)/solution01"
+    use_gpu_build
+    run "$BUILD/solution01"
     assert_success
     assert_line "  n = 1        PASS"
     assert_line "  n = 1000003  PASS"
@@ -24,9 +26,8 @@ setup() {
 # Builds the solution with one line changed (sed expression $1) together with
 # the checker, for the build in use, and runs it.
 run_mutated_solution() {
-    local build
-    build="$(gpu_build)"
-    [ "$build" = "$EMU_BUILD" ] || skip "mutants are built with the emulator"
+    use_gpu_build
+    [ "$BUILD" = "$EMU_BUILD" ] || skip "mutants are built with the emulator"
     sed "$1" "$REPO/solutions/01-vector-add/exercise.cu" >"$BATS_TEST_TMPDIR/exercise.cu"
     ! cmp -s "$BATS_TEST_TMPDIR/exercise.cu" "$REPO/solutions/01-vector-add/exercise.cu" ||
         fail "the sed expression changed nothing"

@@ -13,7 +13,8 @@ CSV_HEADER="lesson,variant,scope,size,bytes,flops,reps,median_ms,min_ms,spread_p
 assert_every_variant_passes() {
     local n="$1"
     shift
-    run "$(gpu_build)/lesson01" -n "$n" --reps 2 --warmup 1 --csv "$@"
+    use_gpu_build
+    run "$BUILD/lesson01" -n "$n" --reps 2 --warmup 1 --csv "$@"
     assert_success
     assert_line --index 0 "$CSV_HEADER"
     assert_line --regexp "^lesson01,cpu,host,$n,.*,REF,"
@@ -67,14 +68,19 @@ assert_every_variant_passes() {
     assert_every_variant_passes 4099 --threads-per-block 33
 }
 
-@test "lesson01 rejects a naive block size above 1024 threads" {
-    run "$(any_build)/lesson01" --threads-per-block 1025
+@test "lesson01 rejects a naive block size above 1024 threads or below one warp" {
+    use_any_build
+    run "$BUILD/lesson01" --threads-per-block 1025
     assert_failure 2
-    assert_output --partial "--threads-per-block value '1025' is out of range (1 to 1024)"
+    assert_output --partial "--threads-per-block value '1025' is out of range (32 to 1024)"
+    run "$BUILD/lesson01" --threads-per-block 16
+    assert_failure 2
+    assert_output --partial "--threads-per-block value '16' is out of range (32 to 1024)"
 }
 
 @test "lesson01 prints the table with device, problem and every variant checked" {
-    run "$(gpu_build)/lesson01" -n 100000 --reps 3 --warmup 1
+    use_gpu_build
+    run "$BUILD/lesson01" -n 100000 --reps 3 --warmup 1
     assert_success
     assert_line --index 0 "lesson01: vector add: c = a + b, float32"
     assert_line --regexp "^device   "
@@ -94,13 +100,14 @@ assert_every_variant_passes() {
 }
 
 @test "lesson01 --csv rows have every documented column with numbers where numbers belong" {
-    run "$(gpu_build)/lesson01" -n 4099 --reps 3 --warmup 1 --csv
+    use_gpu_build
+    run "$BUILD/lesson01" -n 4099 --reps 3 --warmup 1 --csv
     assert_success
     local columns
     columns=$(field_count "$CSV_HEADER")
     for line in "${lines[@]:1}"; do
         assert_equal "$(field_count "$line")" "$columns"
-        # size, bytes, flops, reps, median_ms, min_ms: columns 4 to 9
+        # size, bytes, flops, reps, median_ms, min_ms, spread_pct, gbps, gflops: columns 4 to 12
         IFS=, read -r -a field <<<"$line"
         for i in 3 4 5 6 7 8 9 10 11; do
             [[ "${field[$i]}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || fail "column $((i + 1)) of '$line' is not a number"
@@ -113,7 +120,8 @@ assert_every_variant_passes() {
 }
 
 @test "lesson01 --only naive runs the naive variant alone, still checked against the CPU" {
-    run "$(gpu_build)/lesson01" -n 1000 --only naive --reps 1 --warmup 0 --csv
+    use_gpu_build
+    run "$BUILD/lesson01" -n 1000 --only naive --reps 1 --warmup 0 --csv
     assert_success
     assert_equal "${#lines[@]}" 3
     assert_line --index 1 --regexp "^lesson01,naive,end-to-end,1000,"
@@ -135,4 +143,38 @@ assert_every_variant_passes() {
     refute_line --regexp "^naive"
     [[ "$stderr" == *"lesson01: GPU variants not run: "*"make BACKEND=emu lesson01"* ]] ||
         fail "stderr does not say why and what to do: $stderr"
+}
+
+@test "lesson01's GB/s, GFLOP/s and speedup follow from the bytes, flops and times in its CSV" {
+    use_gpu_build
+    run "$BUILD/lesson01" -n 100000 --reps 3 --warmup 1 --csv
+    assert_success
+    # columns: 5 bytes, 6 flops, 8 median_ms, 11 gbps, 12 gflops, 16 speedup; within 1% (rounding)
+    run awk -F , '
+        function off(actual, expected) { return actual < 0.99 * expected || actual > 1.01 * expected }
+        NR == 2 { cpu_ms = $8 }
+        NR > 1 {
+            if (off($11, $5 / ($8 * 1e6))) print "gbps", $0
+            if (off($12, $6 / ($8 * 1e6))) print "gflops", $0
+            if (off($16, cpu_ms / $8)) print "speedup", $0
+        }' <<<"$output"
+    assert_output ""
+}
+
+@test "a lesson whose kernel skips an element fails, naming the first wrong index" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    local source="$REPO/lessons/01-vector-add/vector_add.cu"
+    sed 's/    if (i < n)$/    if (i < n - 1)/' "$source" >"$BATS_TEST_TMPDIR/vector_add.cu"
+    ! cmp -s "$source" "$BATS_TEST_TMPDIR/vector_add.cu" || fail "the sed expression changed nothing"
+    "$REPO/common/emu/emucc" -O2 -Xcompiler -fopenmp -I"$REPO/common" -o "$BATS_TEST_TMPDIR/broken" \
+        "$BATS_TEST_TMPDIR/vector_add.cu" "$REPO/common/workbook.cu"
+    run --separate-stderr "$BATS_TEST_TMPDIR/broken" -n 1000 --reps 1 --warmup 0
+    assert_equal "$status" 1
+    assert_line --regexp "^naive +kernel .* FAIL \(1 NaN/Inf where the CPU has a number\)$"
+    assert_line --regexp "^optimized +kernel .* PASS \(max error 0\)$"
+    assert_line "2 check(s) FAILED"
+    [[ "$stderr" == *"lesson01: naive (kernel) FAIL: first mismatch at index 999: expected "*", got "*"nan"* ]] ||
+        fail "stderr does not name the first mismatch: $stderr"
+    run "$BATS_TEST_TMPDIR/broken" -n 1000 --reps 1 --warmup 0 --csv
+    assert_line --regexp "^lesson01,naive,kernel,1000,.*,FAIL,inf,"
 }

@@ -2,7 +2,7 @@
 #
 # make test builds the programs first and tells the tests where they are:
 #   WORKBOOK_EMU_BUILD   programs built for the CPU emulator (build/emu)
-#   WORKBOOK_CUDA_BUILD  programs built by nvcc for a real GPU (build/cuda-sm75)
+#   WORKBOOK_CUDA_BUILD  programs built by nvcc for a real GPU (build/cuda-smNN)
 #   WORKBOOK_GPU_COUNT   how many GPUs nvidia-smi listed
 # Run one file by hand with: make test-programs && bats tests/lesson01.bats
 
@@ -11,29 +11,30 @@ bats_load_library bats-support
 bats_load_library bats-assert
 
 REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+# The defaults are the Makefile's: nvcc builds for the present GPU, or for 7.5.
+DETECTED_ARCH="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ' | grep -E '^[0-9]+$')"
 EMU_BUILD="$REPO/${WORKBOOK_EMU_BUILD:-build/emu}"
-CUDA_BUILD="$REPO/${WORKBOOK_CUDA_BUILD:-build/cuda-sm75}"
-GPU_COUNT="${WORKBOOK_GPU_COUNT:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}"
+CUDA_BUILD="$REPO/${WORKBOOK_CUDA_BUILD:-build/cuda-sm${DETECTED_ARCH:-75}}"
+GPU_COUNT="${WORKBOOK_GPU_COUNT:-$([ -n "$DETECTED_ARCH" ] && nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)}"
 
-# The build whose GPU variants can run here: the real GPU's when there is one,
-# else the emulator's. Skips the test, saying why, when there is neither.
-gpu_build() {
+# Sets BUILD to the build whose GPU variants can run here: the real GPU's when
+# there is one, else the emulator's. Skips the test, saying why, when there is
+# neither. (Called on its own line: a skip inside $(...) would skip nothing.)
+use_gpu_build() {
     if [ "$GPU_COUNT" -gt 0 ] && [ -d "$CUDA_BUILD" ]; then
-        echo "$CUDA_BUILD"
+        BUILD="$CUDA_BUILD"
     elif [ -d "$EMU_BUILD" ]; then
-        echo "$EMU_BUILD"
+        BUILD="$EMU_BUILD"
     else
         skip "no GPU here and no emulator build in $EMU_BUILD (run make test)"
     fi
 }
 
-# Any build will do for what happens before a device is used (option parsing).
-any_build() {
-    for build in "$EMU_BUILD" "$CUDA_BUILD"; do
-        if [ -d "$build" ]; then
-            echo "$build"
-            return
-        fi
+# Sets BUILD to any build: enough for what happens before a device is used
+# (option parsing).
+use_any_build() {
+    for BUILD in "$EMU_BUILD" "$CUDA_BUILD"; do
+        [ -d "$BUILD" ] && return
     done
     skip "no build found (run make test)"
 }

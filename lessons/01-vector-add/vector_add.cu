@@ -34,8 +34,10 @@
 #include <string.h>
 
 /* 256 threads = 8 warps of 32: a common first choice, large enough to hide
- * memory latency, small enough that several blocks fit on one SM. */
-#define DEFAULT_THREADS_PER_BLOCK 256
+ * memory latency, small enough that several blocks fit on one SM. The naive
+ * kernel's block size can be changed with --threads-per-block. */
+#define NAIVE_DEFAULT_THREADS_PER_BLOCK 256
+#define OPTIMIZED_THREADS_PER_BLOCK 256
 
 /* ---- CPU reference ------------------------------------------------------ */
 
@@ -113,6 +115,7 @@ static void launch_naive(vector_add_job *job)
     /* round up, so that the last partial block still gets launched */
     long long blocks_per_grid =
         (job->n + job->naive_threads_per_block - 1) / job->naive_threads_per_block;
+    /* at most 2^30 blocks (the size limit in `lesson` below sees to it): the cast is exact */
     vector_add_naive<<<(unsigned int)blocks_per_grid, job->naive_threads_per_block>>>(
         job->d_a, job->d_b, job->d_c, job->n);
     CUDA_CHECK_LAUNCH();
@@ -120,7 +123,7 @@ static void launch_naive(vector_add_job *job)
 
 static void launch_optimized(vector_add_job *job)
 {
-    vector_add_optimized<<<job->optimized_blocks_per_grid, DEFAULT_THREADS_PER_BLOCK>>>(
+    vector_add_optimized<<<job->optimized_blocks_per_grid, OPTIMIZED_THREADS_PER_BLOCK>>>(
         job->d_a, job->d_b, job->d_c, job->n);
     CUDA_CHECK_LAUNCH();
 }
@@ -168,9 +171,9 @@ static int optimized_grid_size(const wb_device *device, long long n)
 {
     int blocks_per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks_per_sm, vector_add_optimized, DEFAULT_THREADS_PER_BLOCK, 0));
+        &blocks_per_sm, vector_add_optimized, OPTIMIZED_THREADS_PER_BLOCK, 0));
     long long filling_grid = (long long)blocks_per_sm * device->prop.multiProcessorCount;
-    long long needed = (n / 4 + DEFAULT_THREADS_PER_BLOCK - 1) / DEFAULT_THREADS_PER_BLOCK;
+    long long needed = (n / 4 + OPTIMIZED_THREADS_PER_BLOCK - 1) / OPTIMIZED_THREADS_PER_BLOCK;
     long long blocks = needed < filling_grid ? needed : filling_grid;
     return blocks > 0 ? (int)blocks : 1;
 }
@@ -197,18 +200,21 @@ static void measure(wb_run *run, vector_add_job *job, const char *variant, const
     wb_report(run, variant, scope, &timing, &check);
 }
 
-static long long naive_threads_per_block = DEFAULT_THREADS_PER_BLOCK;
+static long long naive_threads_per_block = NAIVE_DEFAULT_THREADS_PER_BLOCK;
 
+/* At least one warp (32) per block, at most the 1024 threads a block can have. */
 static wb_extra_option lesson_options[] = {
     {"--threads-per-block", "threads per block of the naive kernel", &naive_threads_per_block,
-     1, 1024},
+     32, 1024},
     {NULL, NULL, NULL, 0, 0},
 };
 
 static const wb_lesson lesson = {
     "lesson01", "vector add: c = a + b, float32", "elements per vector",
     10 * 1000 * 1000,
-    1LL << 36, /* 64 Gi elements: far beyond any memory, and the grid still fits */
+    /* 32 Gi elements, 384 GB of arrays: beyond any GPU's memory, and the naive
+     * grid, n / 32 = 2^30 blocks at most, stays below gridDim.x's limit of 2^31 - 1 */
+    1LL << 35,
     lesson_options,
 };
 
