@@ -10,6 +10,9 @@
  *   CUDA_CHECK(call)        stop with file, line and the runtime's message
  *   CUDA_CHECK_LAUNCH()     the same for the kernel launched just before
  *   wb_parse_options()      the command line every lesson shares
+ *   wb_alloc_host()         malloc that names what failed instead of crashing
+ *   wb_fill_random()        reproducible random input from --seed
+ *   wb_describe_device()    the GPU, its peaks, or why there is no usable one
  *   wb_begin()              describe the device and the problem, refuse sizes
  *                           that do not fit in memory
  *   wb_time_host()          time a CPU function with a monotonic clock
