@@ -4,8 +4,8 @@
 #   make test                       the whole test suite
 #   make help                       every target and variable
 #
-# Every lesson lives in lessons/NN-topic/: one lesson program (any .cu file
-# but exercise.cu and exercise_check.cu), and optionally an exercise. Adding a
+# Every lesson lives in lessons/NN-topic/, with a lesson.conf that names its
+# program, its exercise, extra link flags and its benchmark sizes. Adding a
 # directory there adds its targets here; nothing below names a lesson.
 
 # ---- what to build with ------------------------------------------------------
@@ -39,11 +39,18 @@ endif
 # CUDA_ARCH: the GPU architecture nvcc compiles for. Default: the present
 # GPU's own; without a GPU, 75, whose PTX newer GPUs compile when they load it.
 CUDA_ARCH ?= $(if $(GPU_TOO_OLD),$(OLDEST_ARCH),$(or $(DETECTED_ARCH),$(OLDEST_ARCH)))
+# The architectures CUDA 13's nvcc compiles for (nvcc --list-gpu-code).
+VALID_ARCHS := 75 80 86 87 88 89 90 90a 100 100a 103 103a 110 120 121
+ifeq ($(filter $(CUDA_ARCH),$(VALID_ARCHS)),)
+  $(error CUDA_ARCH=$(CUDA_ARCH): expected one of $(VALID_ARCHS) (compute capability as digits: 90 is an H100; nvcc --list-gpu-code lists them))
+endif
 
 # CFLAGS go to the host compiler for the CPU code (the lesson's CPU version
 # is spread over all cores with OpenMP); NVCCFLAGS to nvcc or the emulator.
-CFLAGS ?= -O3 -Wall -Wextra -Wno-unused-parameter
-NVCCFLAGS ?= -O3 -std=c++17
+# (-Wno-missing-field-initializers: a lesson's declaration names only the
+# fields it sets, as C's designated initializers allow.)
+CFLAGS ?= -O3 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+NVCCFLAGS ?= -O3 -std=c++20
 comma := ,
 space := $(subst x, ,x)
 HOST_FLAGS := -Xcompiler $(subst $(space),$(comma),$(strip $(CFLAGS) -fopenmp))
@@ -72,9 +79,11 @@ ALL_FLAGS = $(NVCCFLAGS) $(ARCH_FLAGS) $(HOST_FLAGS) -Icommon
 
 LESSON_DIRS := $(sort $(wildcard lessons/[0-9][0-9]-*))
 lesson_number = $(firstword $(subst -, ,$(notdir $(1))))
-lesson_source = $(filter-out %/exercise.cu %/exercise_check.cu,$(wildcard $(1)/*.cu))
+# $(call setting,DIR,KEY): the value of "KEY = value" in DIR/lesson.conf
+setting = $(shell sed -n 's/^$(2)[[:space:]]*=[[:space:]]*//p' $(1)/lesson.conf 2>/dev/null)
+lesson_source = $(addprefix $(1)/,$(call setting,$(1),PROGRAM))
 LESSONS := $(foreach dir,$(LESSON_DIRS),lesson$(call lesson_number,$(dir)))
-EXERCISE_DIRS := $(foreach dir,$(LESSON_DIRS),$(if $(wildcard $(dir)/exercise.cu),$(dir)))
+EXERCISE_DIRS := $(foreach dir,$(LESSON_DIRS),$(if $(call setting,$(dir),EXERCISE),$(dir)))
 EXERCISES := $(foreach dir,$(EXERCISE_DIRS),exercise$(call lesson_number,$(dir)))
 SOLUTIONS := $(foreach dir,$(EXERCISE_DIRS),solution$(call lesson_number,$(dir)))
 
@@ -89,7 +98,7 @@ all: $(LESSONS)
 # define ... endef writes the same three rules for every lesson directory.
 define lesson_rules
 $(BUILD)/lesson$(call lesson_number,$(1)): $(patsubst %.cu,$(BUILD)/%.o,$(call lesson_source,$(1))) $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $$(LINK_LIBRARIES)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call setting,$(1),LIBS) $$(LINK_LIBRARIES)
 
 lesson$(call lesson_number,$(1)): check-compiler $(BUILD)/lesson$(call lesson_number,$(1))
 	@cp -f $(BUILD)/lesson$(call lesson_number,$(1)) $$@
@@ -99,11 +108,11 @@ endef
 # make exerciseNN: build your exercise.cu with its checker and run it.
 # make solutionNN: the same with the worked solution in solutions/.
 define exercise_rules
-$(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/exercise.o $(BUILD)/$(1)/exercise_check.o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $$(LINK_LIBRARIES)
+$(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE)).o $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call setting,$(1),LIBS) $$(LINK_LIBRARIES)
 
-$(BUILD)/solution$(call lesson_number,$(1)): $(BUILD)/solutions/$(notdir $(1))/exercise.o $(BUILD)/$(1)/exercise_check.o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $$(LINK_LIBRARIES)
+$(BUILD)/solution$(call lesson_number,$(1)): $(BUILD)/solutions/$(notdir $(1))/$(basename $(call setting,$(1),EXERCISE)).o $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call setting,$(1),LIBS) $$(LINK_LIBRARIES)
 
 exercise$(call lesson_number,$(1)): check-compiler $(BUILD)/exercise$(call lesson_number,$(1))
 	@./$(BUILD)/exercise$(call lesson_number,$(1))
@@ -114,6 +123,14 @@ endef
 
 $(foreach dir,$(LESSON_DIRS),$(eval $(call lesson_rules,$(dir))))
 $(foreach dir,$(EXERCISE_DIRS),$(eval $(call exercise_rules,$(dir))))
+
+# make lesson99, exercise42: say what there is instead of "No rule to make target".
+lesson%:
+	@echo "make: there is no $@: the lessons are $(LESSONS) (make help lists every target)" >&2; exit 2
+exercise%:
+	@echo "make: there is no $@: the exercises are $(EXERCISES) (make help lists every target)" >&2; exit 2
+solution%:
+	@echo "make: there is no $@: the solutions are $(SOLUTIONS) (make help lists every target)" >&2; exit 2
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
@@ -206,6 +223,7 @@ bench: all
 	$(EMUCC) -O2 -o build/emu-bench common/emu/bench.cu
 	./build/emu-bench
 
-# make plots: charts from plots/results/*.csv into plots/out/ (PNG and SVG).
+# make plots: charts from the committed reference results (plots/reference/)
+# and this machine's (plots/results/, from make bench) into plots/out/.
 plots:
-	sh plots/plot.sh plots/out plots/results/*.csv
+	sh plots/plot.sh plots/out $(or $(wildcard plots/reference/*.csv plots/results/*.csv),plots/results/*.csv)

@@ -9,7 +9,7 @@
 # Settings (environment):
 #   BACKEND            cuda or emu (default emu); BUILD: where the lesson
 #                      programs are (default build/emu for emu)
-#   BENCH_SIZES        sizes to run every lesson at, instead of the table below
+#   BENCH_SIZES        sizes to run every lesson at, instead of its lesson.conf
 #   BENCH_REPS         timed runs per measurement (default: the program's own,
 #                      10; on the emulator 3)
 #   BENCH_WARMUP       untimed runs first (default: the program's own, 2; emu 1)
@@ -32,27 +32,22 @@ set -u
 program=bench.sh
 
 # ---- which sizes -------------------------------------------------------------
-# One line per lesson: its sweep on a GPU, from tiny (launch overhead
-# dominates) to past 4x the L2 cache (data comes from memory, not cache); and
-# a short sweep for the emulator, which runs GPU code on the CPU, slowly.
-#   lesson01 moves 12 bytes per element (reads a and b, writes c, float32). An
-#   H100's L2 is 50 MB, 4x that is 200 MB = 17M elements: 64M is past it.
-# A lesson whose -n is not an element count (a matrix side, say) must get its
-# own line here: the generic sweep would ask it for a 64M x 64M matrix.
+# Each lesson's sweep is in its lessons/NN-*/lesson.conf: BENCH_SIZES_GPU,
+# from tiny (launch overhead dominates) to past 4x the L2 cache (data comes
+# from memory, not cache), and a short BENCH_SIZES_EMU for the emulator.
+lesson_setting() {
+    # lesson_setting lesson01 KEY: the value of "KEY = value" in its lesson.conf
+    number=${1#lesson}
+    sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" lessons/"$number"-*/lesson.conf 2>/dev/null
+}
+
 sizes_for() {
-    lesson=$1
-    case $lesson in
-        lesson01) gpu_sizes="1k 4k 16k 64k 256k 1M 4M 16M 64M"
-                  emu_sizes="1k 4k 16k 64k 256k 1M" ;;
-        *)        gpu_sizes="1k 16k 256k 4M 16M 64M"
-                  emu_sizes="1k 16k 256k 1M" ;;
-    esac
     if [ -n "${BENCH_SIZES:-}" ]; then
         echo "$BENCH_SIZES"
     elif [ "$BACKEND" = emu ]; then
-        echo "$emu_sizes"
+        lesson_setting "$1" BENCH_SIZES_EMU
     else
-        echo "$gpu_sizes"
+        lesson_setting "$1" BENCH_SIZES_GPU
     fi
 }
 
@@ -81,8 +76,9 @@ if [ $# -eq 0 ]; then
     exit 2
 fi
 
-# The exact header the programs print (common/workbook.cu); bench adds "date".
-columns="lesson,variant,scope,size,bytes,flops,reps,median_ms,min_ms,spread_pct,gbps,gflops,peak_gbps,peak_gflops,pct_peak,speedup,check,max_error,device,backend,driver,runtime,cpu_threads,cache"
+# The header is the one the programs print with --csv (common/workbook.cu
+# names the columns); bench adds "date". Columns are read by name.
+columns=""
 run_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX") || exit 1
@@ -110,7 +106,8 @@ for lesson in "$@"; do
         # shellcheck disable=SC2086  # repetition_options is a list of words
         "$lesson_program" --csv -n "$size" $repetition_options > "$work/out" 2> "$work/err"
         status=$?
-        if [ "$(head -n 1 "$work/out")" = "$columns" ]; then
+        [ -n "$columns" ] || columns=$(head -n 1 "$work/out" | grep '^lesson,')
+        if [ -n "$columns" ] && [ "$(head -n 1 "$work/out")" = "$columns" ]; then
             tail -n +2 "$work/out" >> "$work/$lesson.rows"
             row_count=$(($(wc -l < "$work/out") - 1))
         else
@@ -143,11 +140,16 @@ fi
 
 # ---- append to this machine's results file ----------------------------------
 
-# The device and backend of this run, from its first row.
-device=$(head -n 1 "$work/rows" | cut -d , -f 19)
-backend=$(head -n 1 "$work/rows" | cut -d , -f 20)
-driver=$(head -n 1 "$work/rows" | cut -d , -f 21)
-runtime=$(head -n 1 "$work/rows" | cut -d , -f 22)
+# column NAME: the value of that column in the run's first row
+column() {
+    { echo "$columns"; head -n 1 "$work/rows"; } |
+        awk -F , -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+                               { print $c }'
+}
+device=$(column device)
+backend=$(column backend)
+driver=$(column driver)
+runtime=$(column runtime)
 if [ "$backend" = emu ]; then
     slug=cpu-emulation
 elif [ "$device" = none ]; then
@@ -179,31 +181,37 @@ echo ""
 echo "results: $results_file (+$(wc -l < "$work/rows") rows)"
 # driver and runtime are CUDA version numbers: 13000 = 13.0
 echo "  device $device, backend $backend, CUDA driver $driver, runtime $runtime, date $run_date"
-awk -F , -v noisy_pct="$noisy_pct" -v backend="$backend" '
+{ echo "$columns"; cat "$work/rows"; } | awk -F , -v noisy_pct="$noisy_pct" -v backend="$backend" '
+    # Columns by name, from the header.
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     # Remember, per lesson, the largest size and its best GPU rows.
     {
-        lesson = $1; size = $4 + 0
+        lesson = $c["lesson"]; size = $c["elements"] + 0; variant = $c["variant"]
         if (!(lesson in largest)) order[++lesson_count] = lesson
         if (!(lesson in largest) || size > largest[lesson]) {
             largest[lesson] = size; best_speedup[lesson] = ""; best_peak[lesson] = ""
         }
-        if (size == largest[lesson] && $2 != "cpu" && $16 != "" &&
-            (best_speedup[lesson] == "" || $16 + 0 > best_speedup[lesson] + 0)) {
-            best_speedup[lesson] = $16; speedup_of[lesson] = $2 " " $3
+        scope = $c["scope"]; shape = $c["size"]; speedup = $c["speedup"]; pct = $c["pct_peak"]
+        if (size == largest[lesson]) shape_of[lesson] = shape
+        if (size == largest[lesson] && variant != "cpu" && speedup != "" &&
+            (best_speedup[lesson] == "" || speedup + 0 > best_speedup[lesson] + 0)) {
+            best_speedup[lesson] = speedup; speedup_of[lesson] = variant " " scope
         }
-        if (size == largest[lesson] && $15 != "" &&
-            (best_peak[lesson] == "" || $15 + 0 > best_peak[lesson] + 0)) {
-            best_peak[lesson] = $15; peak_of[lesson] = $2 " " $3
+        if (size == largest[lesson] && pct != "" && variant != "device-copy" &&
+            (best_peak[lesson] == "" || pct + 0 > best_peak[lesson] + 0)) {
+            best_peak[lesson] = pct; peak_of[lesson] = variant " " scope
         }
-        if ($10 + 0 > noisy_pct)
-            noisy[lesson] = noisy[lesson] sprintf("\n    noisy: %s %s n=%s spread %s%%", $2, $3, $4, $10)
-        if ($17 == "FAIL")
-            failures[lesson] = failures[lesson] sprintf("\n    FAIL: %s %s n=%s max error %s", $2, $3, $4, $18)
+        if ($c["spread_pct"] + 0 > noisy_pct)
+            noisy[lesson] = noisy[lesson] sprintf("\n    noisy: %s %s n=%s spread %s%%",
+                                                  variant, scope, shape, $c["spread_pct"])
+        if ($c["check"] == "FAIL")
+            failures[lesson] = failures[lesson] sprintf("\n    FAIL: %s %s n=%s max error %s",
+                                                        variant, scope, shape, $c["max_error"])
     }
     END {
         for (i = 1; i <= lesson_count; i++) {
             lesson = order[i]
-            line = "  " lesson " at n=" largest[lesson] ": "
+            line = "  " lesson " at n=" shape_of[lesson] ": "
             if (best_speedup[lesson] == "")
                 line = line "GPU variants not run"
             else
@@ -220,7 +228,7 @@ awk -F , -v noisy_pct="$noisy_pct" -v backend="$backend" '
         if (any_noisy)
             print "  noisy rows: spread above " noisy_pct "%: their medians are less certain;" \
                   " run again on an idle machine, or with more repetitions (BENCH_REPS)"
-    }' "$work/rows"
+    }'
 
 if [ "$failed" -ne 0 ]; then
     echo "$program: some runs failed (see above); their rows, if any, are recorded with check FAIL" >&2

@@ -1,12 +1,13 @@
 /*
  * common/workbook.cu - the implementation of common/workbook.h.
  *
- * Read workbook.h first: it says what each function promises. This file is
- * plain host code; the only kernel in it is the one-thread probe that tells
- * whether the build holds a kernel image for the GPU that is present.
+ * Read workbook.h first: it says what a lesson declares and what wb_main
+ * promises. This file is plain host code; the only kernel in it is the
+ * one-thread probe that tells whether the build holds a kernel image for the
+ * GPU that is present.
  *
- * Sections: errors; the command line; random input; the device; the run's
- * header and memory check; timing and statistics; checking; reporting.
+ * Sections: errors; numbers and shapes; the command line; random input; the
+ * device; memory and the header; timing; checking; reporting; wb_main.
  */
 #include "workbook.h"
 
@@ -15,11 +16,13 @@
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *program = "lesson"; /* set from the lesson, used in messages */
 
@@ -34,25 +37,36 @@ void wb_cuda_check(cudaError_t status, const char *call, const char *file, int l
     exit(WB_EXIT_CHECK_FAILED);
 }
 
-static void usage_error(const char *format, const char *what, const char *value)
+/* What the user typed, cut to a length that fits on one line of a message. */
+#define ECHO_LIMIT 40
+static const char *echo(const char *typed, char *room, size_t size)
 {
+    if (strlen(typed) <= ECHO_LIMIT)
+        snprintf(room, size, "%s", typed);
+    else
+        snprintf(room, size, "%.*s...", ECHO_LIMIT, typed);
+    return room;
+}
+
+/* One line on stderr, then exit 2. */
+static void usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void usage_error(const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
     fprintf(stderr, "%s: ", program);
-    fprintf(stderr, format, what, value);
+    vfprintf(stderr, format, arguments);
     fprintf(stderr, " (see --help)\n");
+    va_end(arguments);
     exit(WB_EXIT_USAGE);
 }
 
-/* ---- the command line -------------------------------------------------- */
+/* ---- numbers and shapes -------------------------------------------------- */
 
-#define DEFAULT_REPS 10
-#define DEFAULT_WARMUP 2
-#define MAX_REPS 100000
-#define MAX_WARMUP 1000
-
-/* Reads a count such as "1000", "64k", "10M", "1Gi". Decimal suffixes k/M/G
- * multiply by 10^3, 10^6, 10^9, binary ones Ki/Mi/Gi by 2^10, 2^20, 2^30. Returns 0 on success,
- * -1 if text is not such a number, -2 if it is larger than max. */
-static int parse_count(const char *text, long long max, long long *out)
+/* Reads a count such as "1000", "64k", "10M", "1Gi" from text, stopping at
+ * `stop` or the end. Returns 0 on success, -1 if it is not such a number, -2
+ * if it is larger than max. */
+static int parse_count(const char *text, char stop, long long max, long long *out)
 {
     if (!isdigit((unsigned char)text[0]))
         return -1;
@@ -61,97 +75,261 @@ static int parse_count(const char *text, long long max, long long *out)
     unsigned long long value = strtoull(text, &end, 10);
     if (errno == ERANGE)
         return -2;
-    unsigned long long scale = 1;
+    size_t suffix_length = strchr(end, stop) ? (size_t)(strchr(end, stop) - end) : strlen(end);
     const char *suffixes[] = {"", "k", "M", "G", "Ki", "Mi", "Gi"};
     const unsigned long long scales[] = {1, 1000ull, 1000000ull, 1000000000ull,
                                          1ull << 10, 1ull << 20, 1ull << 30};
-    int known = 0;
     for (int i = 0; i < 7; i++) {
-        if (strcmp(end, suffixes[i]) == 0) {
-            scale = scales[i];
-            known = 1;
+        if (strlen(suffixes[i]) == suffix_length && strncmp(end, suffixes[i], suffix_length) == 0) {
+            if (value > (unsigned long long)max / scales[i])
+                return -2;
+            *out = (long long)(value * scales[i]);
+            return 0;
         }
     }
-    if (!known)
-        return -1;
-    if (value > (unsigned long long)max / scale)
-        return -2;
-    *out = (long long)(value * scale);
-    return 0;
+    return -1;
 }
 
 static long long parse_ranged(const char *flag, const char *text, long long min, long long max)
 {
+    char shown[ECHO_LIMIT + 4];
     long long value = 0;
-    int status = parse_count(text, max, &value);
+    int status = parse_count(text, '\0', max, &value);
     if (status == -1 && text[0] == '-')
         status = -2; /* a negative number: out of range rather than malformed */
     if (status == -1)
-        usage_error("invalid value '%2$s' for %1$s: expected a whole number such as 1000, 64k or 10M",
-                    flag, text);
-    if (status == -2 || value < min) {
-        char range[96];
-        snprintf(range, sizeof range, "'%s' is out of range (%lld to %lld)", text, min, max);
-        usage_error("%s value %s", flag, range);
-    }
+        usage_error("invalid value '%s' for %s: expected a whole number such as 1000, 64k or 10M",
+                    echo(text, shown, sizeof shown), flag);
+    if (status == -2 || value < min)
+        usage_error("%s value '%s' is out of range (%lld to %lld)", flag,
+                    echo(text, shown, sizeof shown), min, max);
     return value;
 }
 
-static unsigned int parse_variants(const char *text)
+static void describe_shape(wb_shape *shape)
 {
-    unsigned int mask = 0;
-    char list[128];
-    snprintf(list, sizeof list, "%s", text);
-    for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
-        if (strcmp(name, "cpu") == 0)
-            mask |= WB_CPU;
-        else if (strcmp(name, "naive") == 0)
-            mask |= WB_NAIVE;
-        else if (strcmp(name, "optimized") == 0)
-            mask |= WB_OPTIMIZED;
-        else
-            usage_error("unknown variant '%2$s' for %1$s: expected cpu, naive or optimized",
-                        "--only", name);
+    if (shape->rank == 1) {
+        shape->elements = shape->n;
+        snprintf(shape->text, sizeof shape->text, "%lld", shape->n);
+    } else if (shape->rank == 2) {
+        shape->elements = shape->width * shape->height;
+        snprintf(shape->text, sizeof shape->text, "%lldx%lld", shape->width, shape->height);
+    } else {
+        shape->elements = shape->m * shape->n;
+        snprintf(shape->text, sizeof shape->text, "%lldx%lldx%lld", shape->m, shape->n,
+                 shape->k);
     }
-    if (mask == 0)
-        usage_error("%s needs at least one variant%s", "--only", "");
-    return mask;
+}
+
+static const char *shape_form(int rank)
+{
+    return rank == 1 ? "N, such as 1000, 64k or 10M"
+         : rank == 2 ? "WIDTHxHEIGHT or N for NxN, such as 7680x4320"
+                     : "MxNxK or N for NxNxN, such as 4096 or 1000x2000x500";
+}
+
+/* -n for a lesson of the given rank: N, WxH or MxNxK, each dimension within
+ * [1, max_dimension], their product within max_elements. */
+static wb_shape parse_shape(const wb_lesson *lesson, const char *flag, const char *text)
+{
+    char shown[ECHO_LIMIT + 4];
+    long long dims[3] = {0, 0, 0};
+    int count = 0;
+    const char *part = text;
+    for (;;) {
+        if (count == 3)
+            usage_error("invalid value '%s' for %s: expected %s", echo(text, shown, sizeof shown),
+                        flag, shape_form(lesson->rank));
+        int status = parse_count(part, 'x', lesson->max_dimension, &dims[count]);
+        if (status == -1 && part[0] == '-')
+            status = -2;
+        if (status == -1)
+            usage_error("invalid value '%s' for %s: expected %s", echo(text, shown, sizeof shown),
+                        flag, shape_form(lesson->rank));
+        if (status == -2 || dims[count] < 1)
+            usage_error("%s value '%s' is out of range (each dimension 1 to %lld)", flag,
+                        echo(text, shown, sizeof shown), lesson->max_dimension);
+        count++;
+        const char *cross = strchr(part, 'x');
+        if (!cross)
+            break;
+        part = cross + 1;
+    }
+    if (count != 1 && count != lesson->rank)
+        usage_error("invalid value '%s' for %s: expected %s", echo(text, shown, sizeof shown),
+                    flag, shape_form(lesson->rank));
+    for (int i = count; i < lesson->rank; i++)
+        dims[i] = dims[0]; /* "4096" is 4096 x 4096 (x 4096) */
+
+    wb_shape shape;
+    memset(&shape, 0, sizeof shape);
+    shape.rank = lesson->rank;
+    if (lesson->rank == 1) {
+        shape.n = dims[0];
+    } else if (lesson->rank == 2) {
+        shape.width = dims[0];
+        shape.height = dims[1];
+    } else {
+        shape.m = dims[0];
+        shape.n = dims[1];
+        shape.k = dims[2];
+    }
+    /* each factor is at most max_dimension, so the check cannot overflow */
+    long long product = lesson->rank == 2 ? dims[0] * dims[1]
+                      : lesson->rank == 3 ? dims[0] * dims[1]
+                                          : dims[0];
+    if (product > lesson->max_elements)
+        usage_error("%s value '%s' is out of range (at most %lld elements)", flag,
+                    echo(text, shown, sizeof shown), lesson->max_elements);
+    describe_shape(&shape);
+    return shape;
+}
+
+/* ---- the command line -------------------------------------------------- */
+
+#define DEFAULT_REPS 10
+#define DEFAULT_WARMUP 2
+#define MAX_REPS 100000
+#define MAX_WARMUP 1000
+#define MAX_VARIANTS 32
+
+typedef struct {
+    wb_shape shape;
+    int reps;               /* timed repetitions after warm-up */
+    int warmup;             /* untimed runs before the timed ones */
+    int selected[MAX_VARIANTS + 1]; /* --only: 1 for each variant to run; the last is device-copy */
+    int only_given;
+    int csv;                /* --csv: machine-readable rows instead of the table */
+    int cold;               /* --cache cold (1) or warm (0) */
+    unsigned long long seed;
+} wb_options;
+
+#define COPY_ROW_NAME "device-copy"
+
+static void list_variant_names(const wb_lesson *lesson, char *room, size_t size)
+{
+    room[0] = '\0';
+    for (int v = 0; v < lesson->variant_count; v++)
+        snprintf(room + strlen(room), size - strlen(room), "%s%s", v ? ", " : "",
+                 lesson->variants[v].name);
+    if (lesson->copy_anchor)
+        snprintf(room + strlen(room), size - strlen(room), ", %s", COPY_ROW_NAME);
+}
+
+/* --only naive,optimized: every name must be one of the lesson's, once. */
+static void parse_only(const wb_lesson *lesson, const char *text, wb_options *options)
+{
+    char valid[512], shown[ECHO_LIMIT + 4];
+    list_variant_names(lesson, valid, sizeof valid);
+    memset(options->selected, 0, sizeof options->selected);
+    options->only_given = 1;
+    const char *name = text;
+    for (;;) {
+        size_t length = strcspn(name, ",");
+        if (length == 0)
+            usage_error("--only '%s' has an empty name: expected a list of %s",
+                        echo(text, shown, sizeof shown), valid);
+        int found = -1;
+        for (int v = 0; v < lesson->variant_count; v++)
+            if (strlen(lesson->variants[v].name) == length &&
+                strncmp(lesson->variants[v].name, name, length) == 0)
+                found = v;
+        if (lesson->copy_anchor && length == strlen(COPY_ROW_NAME) &&
+            strncmp(name, COPY_ROW_NAME, length) == 0)
+            found = MAX_VARIANTS;
+        if (found < 0)
+            usage_error("unknown variant '%.*s' for --only: expected %s",
+                        (int)(length < ECHO_LIMIT ? length : ECHO_LIMIT), name, valid);
+        if (options->selected[found])
+            usage_error("variant '%.*s' is named twice in --only", (int)length, name);
+        options->selected[found] = 1;
+        if (name[length] == '\0')
+            break;
+        name += length + 1;
+    }
+}
+
+static const char *scope_name(int scope)
+{
+    switch (scope) {
+    case WB_HOST: return "host";
+    case WB_KERNEL: return "kernel";
+    case WB_END_TO_END: return "end-to-end";
+    default: return "library";
+    }
 }
 
 static void print_help(const wb_lesson *lesson)
 {
-    printf("usage: ./%s [options]\n%s, on the CPU and on the GPU, checked and timed.\n\n",
+    printf("usage: ./%s [options]\n%s: every variant checked against the CPU and timed.\n\n",
            lesson->name, lesson->title);
-    printf("  -n, --size N      %s (default %lld); suffixes k, M, G mean 10^3, 10^6,\n"
-           "                    10^9; Ki, Mi, Gi mean 2^10, 2^20, 2^30\n", lesson->size_meaning,
-           lesson->default_size);
-    printf("      --reps R      timed repetitions after the warm-up (default %d)\n", DEFAULT_REPS);
-    printf("      --warmup W    untimed runs before the timed ones (default %d)\n", DEFAULT_WARMUP);
-    printf("      --only LIST   variants to run: any of cpu,naive,optimized (default all)\n");
-    printf("      --csv         one CSV row per measurement instead of the table\n");
+    printf("  -n, --size N      %s (default %s): %s;\n"
+           "                    k, M, G mean 10^3, 10^6, 10^9; Ki, Mi, Gi mean 2^10, 2^20, 2^30\n",
+           lesson->size_meaning, lesson->default_size, shape_form(lesson->rank));
+    printf("      --only LIST   variants to run, comma-separated (default all, see below)\n");
+    printf("      --reps R      timed runs after the warm-up (default %d)\n", DEFAULT_REPS);
+    printf("      --warmup W    untimed runs before the timed ones (default %d)\n",
+           DEFAULT_WARMUP);
+    printf("      --cache C     cold: flush the caches before every timed run (default);\n"
+           "                    warm: leave them as the previous run left them\n");
     printf("      --seed S      seed of the random input (default 1)\n");
+    printf("      --csv         one CSV row per measurement instead of the table\n");
     printf("  -h, --help        this help\n");
-    if (lesson->extra_options) {
-        printf("\n%s options:\n", lesson->name);
-        for (const wb_extra_option *opt = lesson->extra_options; opt->flag; opt++)
-            printf("      %s N  %s (default %lld, %lld to %lld)\n", opt->flag, opt->help,
-                   *opt->value, opt->min, opt->max);
+    for (int i = 0; i < lesson->option_count; i++) {
+        const wb_option *option = &lesson->options[i];
+        char left[40];
+        snprintf(left, sizeof left, "%s %s", option->flag, option->text ? "TEXT" : "N");
+        if (i == 0)
+            printf("\n%s options:\n", lesson->name);
+        if (option->text)
+            printf("      %-16s %s%s%s%s\n", left, option->help, *option->text ? " (default " : "",
+                   *option->text ? *option->text : "", *option->text ? ")" : "");
+        else
+            printf("      %-16s %s (default %lld, %lld to %lld)\n", left, option->help,
+                   *option->value, option->min, option->max);
     }
+    printf("\nvariants:\n");
+    for (int v = 0; v < lesson->variant_count; v++) {
+        const wb_variant *variant = &lesson->variants[v];
+        char scopes[64] = "";
+        for (int bit = WB_HOST; bit <= WB_LIBRARY; bit <<= 1)
+            if (variant->scope & bit)
+                snprintf(scopes + strlen(scopes), sizeof scopes - strlen(scopes), "%s%s",
+                         scopes[0] ? ", " : "", scope_name(bit));
+        printf("  %-12s %s [%s]\n", variant->name, variant->description, scopes);
+    }
+    if (lesson->copy_anchor)
+        printf("  %-12s cudaMemcpy device to device of the same bytes: what this GPU's\n"
+               "  %-12s memory delivers, to compare each kernel with [library]\n",
+               COPY_ROW_NAME, "");
+    printf("\ncolumns of the table:\n"
+           "  time covers  host: the CPU function; kernel: the launch alone, data on the GPU;\n"
+           "               end-to-end: copies to the GPU, the launch, the copies back;\n"
+           "               library: a library call on data on the GPU\n"
+           "  median ms    median of the timed runs; GB/s and GFLOP/s follow from it and the\n"
+           "               bytes and FLOP the lesson must move and do (the header says how many)\n"
+           "  %% peak       a kernel's share of what the GPU's peaks allow at its FLOP per byte\n"
+           "  %% copy       a kernel's GB/s as a share of the device-copy row's\n"
+           "  speedup      the CPU row's median over this row's\n"
+           "  check        ref (the CPU reference), PASS, FAIL, or skip with the reason\n"
+           "  *            a noisy row: the runs' interquartile range is above 5%% of the median\n");
     printf("\nexit status: 0 every check passed, 1 a check failed, 2 usage error,\n"
            "3 no usable CUDA device (the CPU version still runs)\n");
 }
 
-wb_options wb_parse_options(const wb_lesson *lesson, int argc, char **argv)
+static wb_options parse_options(const wb_lesson *lesson, int argc, char **argv)
 {
-    program = lesson->name;
     wb_options options;
-    options.size = lesson->default_size;
+    memset(&options, 0, sizeof options);
+    options.shape = parse_shape(lesson, "-n", lesson->default_size);
     options.reps = DEFAULT_REPS;
     options.warmup = DEFAULT_WARMUP;
-    options.variants = WB_CPU | WB_NAIVE | WB_OPTIMIZED;
-    options.csv = 0;
+    for (int v = 0; v <= MAX_VARIANTS; v++)
+        options.selected[v] = 1;
+    options.cold = 1;
     options.seed = 1;
 
+    char shown[ECHO_LIMIT + 4];
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i];
         if (strcmp(flag, "-h") == 0 || strcmp(flag, "--help") == 0) {
@@ -172,42 +350,50 @@ wb_options wb_parse_options(const wb_lesson *lesson, int argc, char **argv)
         } else {
             snprintf(name, sizeof name, "%s", flag);
         }
-        wb_extra_option *extra = NULL;
+        const wb_option *extra = NULL;
         int known = strcmp(name, "-n") == 0 || strcmp(name, "--size") == 0 ||
                     strcmp(name, "--reps") == 0 || strcmp(name, "--warmup") == 0 ||
-                    strcmp(name, "--only") == 0 || strcmp(name, "--seed") == 0;
-        for (wb_extra_option *opt = lesson->extra_options; opt && opt->flag; opt++)
-            if (strcmp(name, opt->flag) == 0)
-                extra = opt;
+                    strcmp(name, "--only") == 0 || strcmp(name, "--seed") == 0 ||
+                    strcmp(name, "--cache") == 0;
+        for (int o = 0; o < lesson->option_count; o++)
+            if (strcmp(name, lesson->options[o].flag) == 0)
+                extra = &lesson->options[o];
         if (!known && !extra)
-            usage_error("unknown option '%s'%s", flag, "");
+            usage_error("unknown option '%s'", echo(flag, shown, sizeof shown));
         if (!value) {
             /* "--reps --csv": the next word is another flag, not the value */
             int next_is_flag = i + 1 < argc && argv[i + 1][0] == '-' &&
                                !isdigit((unsigned char)argv[i + 1][1]);
             if (i + 1 >= argc || next_is_flag)
-                usage_error("%s needs a value%s", name, "");
+                usage_error("%s needs a value", name);
             value = argv[++i];
         }
-        if (extra)
+        if (extra && extra->text)
+            *extra->text = value;
+        else if (extra)
             *extra->value = parse_ranged(name, value, extra->min, extra->max);
         else if (strcmp(name, "-n") == 0 || strcmp(name, "--size") == 0)
-            options.size = parse_ranged(name, value, 1, lesson->max_size);
+            options.shape = parse_shape(lesson, name, value);
         else if (strcmp(name, "--reps") == 0)
             options.reps = (int)parse_ranged(name, value, 1, MAX_REPS);
         else if (strcmp(name, "--warmup") == 0)
             options.warmup = (int)parse_ranged(name, value, 0, MAX_WARMUP);
         else if (strcmp(name, "--seed") == 0)
             options.seed = (unsigned long long)parse_ranged(name, value, 0, LLONG_MAX);
-        else
-            options.variants = parse_variants(value);
+        else if (strcmp(name, "--cache") == 0) {
+            if (strcmp(value, "cold") != 0 && strcmp(value, "warm") != 0)
+                usage_error("invalid value '%s' for --cache: expected cold or warm",
+                            echo(value, shown, sizeof shown));
+            options.cold = strcmp(value, "cold") == 0;
+        } else
+            parse_only(lesson, value, &options);
     }
     return options;
 }
 
 void *wb_alloc_host(size_t bytes, const char *what)
 {
-    void *memory = malloc(bytes);
+    void *memory = malloc(bytes ? bytes : 1);
     if (!memory) {
         fprintf(stderr, "%s: cannot allocate %zu bytes of host memory for %s\n", program, bytes,
                 what);
@@ -228,14 +414,61 @@ static uint64_t splitmix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* the top 24 bits give a float in [0, 1) with every value exact */
+static float unit_float(uint64_t stream, long long i)
+{
+    return (float)(splitmix64(stream + (uint64_t)i) >> 40) / 16777216.0f;
+}
+
 void wb_fill_random(float *data, long long n, float lo, float hi, unsigned long long seed)
 {
     uint64_t stream = splitmix64(seed);
 #pragma omp parallel for schedule(static)
-    for (long long i = 0; i < n; i++) {
-        /* the top 24 bits give a float in [0, 1) with every value exact */
-        float unit = (float)(splitmix64(stream + (uint64_t)i) >> 40) / 16777216.0f;
-        data[i] = lo + (hi - lo) * unit;
+    for (long long i = 0; i < n; i++)
+        data[i] = lo + (hi - lo) * unit_float(stream, i);
+}
+
+static size_t type_size(wb_type type)
+{
+    switch (type) {
+    case WB_FLOAT: return sizeof(float);
+    case WB_DOUBLE: return sizeof(double);
+    case WB_INT: return sizeof(int);
+    case WB_UINT: return sizeof(unsigned int);
+    default: return sizeof(unsigned char);
+    }
+}
+
+static void fill_input(const wb_buffer *buffer, void *host, long long count,
+                       const wb_shape *shape, unsigned long long seed)
+{
+    if (buffer->fill) {
+        buffer->fill(host, count, shape, seed);
+        return;
+    }
+    uint64_t stream = splitmix64(seed);
+    double low = buffer->low, high = buffer->high;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < count; i++) {
+        uint64_t bits = splitmix64(stream + (uint64_t)i);
+        switch (buffer->type) {
+        case WB_FLOAT:
+            ((float *)host)[i] = (float)low + (float)(high - low) * unit_float(stream, i);
+            break;
+        case WB_DOUBLE: /* the top 53 bits: every double in [0, 1) of that grid */
+            ((double *)host)[i] = low + (high - low) * (double)(bits >> 11) / 9007199254740992.0;
+            break;
+        default: { /* whole numbers low..high, each equally likely */
+            long long span = (long long)high - (long long)low + 1;
+            long long value = (long long)low + (long long)(bits % (uint64_t)span);
+            if (buffer->type == WB_INT)
+                ((int *)host)[i] = (int)value;
+            else if (buffer->type == WB_UINT)
+                ((unsigned int *)host)[i] = (unsigned int)value;
+            else
+                ((unsigned char *)host)[i] = (unsigned char)value;
+        }
+        }
     }
 }
 
@@ -339,7 +572,7 @@ wb_device wb_describe_device(const char *program_name)
     return described;
 }
 
-/* ---- the run's header and memory check ---------------------------------- */
+/* ---- memory and the header ------------------------------------------------ */
 
 /* Decimal units (1 MB = 10^6 bytes), the same as in GB/s. */
 static const char *human_bytes(double bytes, char *text, size_t room)
@@ -367,16 +600,62 @@ static size_t host_available_bytes(void)
     return (size_t)kib * 1024;
 }
 
-static void refuse_if_too_big(const char *what, size_t needed, size_t available,
-                              const wb_options *options)
+static void refuse_if_too_big(const char *what, double needed, double available,
+                              const wb_shape *shape)
 {
     if (needed <= available)
         return;
     char need_text[32], have_text[32];
-    fprintf(stderr, "%s: size %lld needs %s of %s memory, but only %s is available\n", program,
-            options->size, human_bytes((double)needed, need_text, sizeof need_text), what,
-            human_bytes((double)available, have_text, sizeof have_text));
+    fprintf(stderr, "%s: size %s needs %s of %s memory, but only %s is available\n", program,
+            shape->text, human_bytes(needed, need_text, sizeof need_text), what,
+            human_bytes(available, have_text, sizeof have_text));
     exit(WB_EXIT_USAGE);
+}
+
+/* The CPU caches, flushed by writing a buffer of twice the last level's size:
+ * the CPU rows start as cold as the GPU rows, whose L2 is flushed likewise. */
+#define FALLBACK_LAST_LEVEL_CACHE (64u << 20)
+static size_t cpu_cache_bytes(void)
+{
+    long bytes = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (bytes <= 0)
+        bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return bytes > 0 ? (size_t)bytes : FALLBACK_LAST_LEVEL_CACHE;
+}
+
+typedef struct {
+    const wb_lesson *lesson;
+    wb_options options;
+    wb_device device;
+    wb_data data;               /* the buffers as variants see them */
+    void *reference[WB_MAX_BUFFERS]; /* the CPU's outputs */
+    void *input[WB_MAX_BUFFERS];     /* inputs, and the starting values of in-out buffers */
+    void *result[WB_MAX_BUFFERS];    /* outputs of the variant being checked */
+    long long count[WB_MAX_BUFFERS];
+    double bytes, flops;
+    double cpu_median_ms;       /* 0 until the CPU version was timed */
+    double copy_gbps;           /* 0 until the device-copy row was timed */
+    int checks, failed_checks, skipped;
+    char checked[512];          /* names of the variants checked, for the summary */
+    const char *last_checked;
+    void *cpu_flush, *gpu_flush, *copy_scratch;
+    size_t cpu_flush_bytes, gpu_flush_bytes;
+} wb_run;
+
+/* Host copies of a buffer: an input once; an output as the reference and
+ * the result; an in-out buffer also keeps its starting values. */
+static int host_copies(wb_role role)
+{
+    return role == WB_INPUT ? 1 : role == WB_OUTPUT ? 2 : 3;
+}
+
+/* Bytes of the device-copy row's scratch buffer: the bytes the lesson moves. */
+static size_t copy_row_bytes(const wb_run *run)
+{
+    return run->lesson->copy_anchor ? 2 * (size_t)(run->bytes / 2) : 0;
 }
 
 static const char *backend_name(const wb_device *device)
@@ -384,16 +663,32 @@ static const char *backend_name(const wb_device *device)
     return device->emulated ? "emu" : "cuda";
 }
 
+/* Every column of the CSV, in order: the one place they are named. The
+ * scripts under common/ and plots/ read columns by these names. */
+static const char *const csv_columns[] = {
+    "lesson", "variant", "scope", "size", "elements", "bytes", "flops", "reps",
+    "median_ms", "min_ms", "spread_pct", "gbps", "gflops", "peak_gbps", "peak_gflops",
+    "pct_peak", "pct_copy", "speedup", "check", "max_error", "device", "backend", "driver",
+    "runtime", "cpu_threads", "cache",
+};
+
+/* Above this interquartile range (as % of the median) a row is marked noisy. */
+#define NOISY_SPREAD_PCT 5.0
+
+/* The table's columns, at most 100 characters wide with the check. */
+#define TABLE_ROW "%-11s %-11s %10s %8s %8s %6s %6s %8s"
+
 static void print_header(const wb_run *run)
 {
     const wb_device *device = &run->device;
+    const wb_options *options = &run->options;
     char text[32], host_text[32], device_text[32];
     printf("%s: %s\n", run->lesson->name, run->lesson->title);
     if (!device->gpu_available)
         printf("device   none usable: %s\n", device->why_unavailable);
     else if (device->emulated)
-        printf("device   %s (backend emu: GPU code runs on the CPU, its times are CPU emulation "
-               "times, not GPU times)\n", device->prop.name);
+        printf("device   %s (backend emu: GPU code runs on the CPU, its times are CPU emulation\n"
+               "         times, not GPU times)\n", device->prop.name);
     else
         printf("device   %s, compute capability %d.%d, %d SMs, %s\n"
                "         peak %.0f GB/s memory bandwidth, %.1f TFLOP/s FP32 "
@@ -404,54 +699,51 @@ static void print_header(const wb_run *run)
                device->peak_gbps, device->peak_gflops / 1e3, device->driver_version / 1000,
                device->driver_version % 1000 / 10, device->runtime_version / 1000,
                device->runtime_version % 1000 / 10);
-    printf("host     CPU version on %d OpenMP threads\n", omp_get_max_threads());
-    printf("problem  n = %lld %s; moves %s, %.3g FLOP; allocates %s on host, %s on device\n",
-           run->options.size, run->lesson->size_meaning,
-           human_bytes(run->problem.bytes, text, sizeof text), run->problem.flops,
-           human_bytes((double)run->problem.host_bytes, host_text, sizeof host_text),
-           human_bytes((double)run->problem.device_bytes, device_text, sizeof device_text));
-    printf("timing   median and min of %d runs after %d warm-up runs; CPU: monotonic clock; "
-           "GPU: %s\n\n", run->options.reps, run->options.warmup,
-           !device->gpu_available ? "not run"
-           : device->emulated     ? "CUDA events, which the emulator reads from the host clock"
-                                  : "CUDA events, L2 cache flushed before each run");
-    printf("%-10s %-11s %10s %10s %9s %9s %7s %9s  %s\n", "variant", "time covers", "median ms",
-           "min ms", "GB/s", "GFLOP/s", "% peak", "speedup", "check");
+    printf("host     CPU version on %d OpenMP thread%s\n", omp_get_max_threads(),
+           omp_get_max_threads() == 1 ? "" : "s");
+    size_t host_bytes = 0, device_bytes = 0;
+    for (int b = 0; b < run->lesson->buffer_count; b++) {
+        device_bytes += run->data.bytes[b];
+        host_bytes += run->data.bytes[b] * host_copies(run->lesson->buffers[b].role);
+    }
+    printf("problem  %s = %s; moves %s, %.3g FLOP\n", run->lesson->size_meaning,
+           options->shape.text, human_bytes(run->bytes, text, sizeof text), run->flops);
+    printf("memory   %s on the host, %s on the device\n",
+           human_bytes((double)host_bytes, host_text, sizeof host_text),
+           human_bytes((double)device_bytes, device_text, sizeof device_text));
+    printf("timing   median of %d run%s after %d warm-up run%s; %s\n\n", options->reps,
+           options->reps == 1 ? "" : "s", options->warmup, options->warmup == 1 ? "" : "s",
+           !options->cold ? "caches warm: each run finds what the previous one left"
+           : device->emulated || !device->gpu_available
+               ? "every row cold: CPU caches flushed before each run"
+               : "every row cold: GPU L2 and CPU caches flushed before each run");
+    printf(TABLE_ROW "  %s\n", "variant", "time covers", "median ms", "GB/s", "GFLOP/s",
+           "% peak", "% copy", "speedup", "check");
 }
 
-#define CSV_COLUMNS                                                                         \
-    "lesson,variant,scope,size,bytes,flops,reps,median_ms,min_ms,spread_pct,gbps,gflops,"   \
-    "peak_gbps,peak_gflops,pct_peak,speedup,check,max_error,device,backend,driver,runtime," \
-    "cpu_threads,cache"
-
-wb_run wb_begin(const wb_lesson *lesson, const wb_options *options, const wb_problem *problem)
+/* Host and device memory the run will allocate, refused before allocating
+ * anything if it does not fit. */
+static void check_memory(const wb_run *run)
 {
-    wb_run run;
-    memset(&run, 0, sizeof run);
-    run.lesson = lesson;
-    run.options = *options;
-    run.problem = *problem;
-    run.device = wb_describe_device(lesson->name);
-    size_t host_needed = problem->host_bytes;
-    if (run.device.emulated)
-        host_needed += problem->device_bytes; /* the emulated device's memory is host memory */
-    refuse_if_too_big("host", host_needed, host_available_bytes(), options);
-    if (run.device.gpu_available && !run.device.emulated) {
+    double host_needed = 0, device_needed = (double)copy_row_bytes(run);
+    for (int b = 0; b < run->lesson->buffer_count; b++) {
+        host_needed += (double)run->data.bytes[b] * host_copies(run->lesson->buffers[b].role);
+        device_needed += (double)run->data.bytes[b];
+    }
+    if (run->device.emulated)
+        host_needed += device_needed; /* the emulated device's memory is host memory */
+    refuse_if_too_big("host", host_needed, (double)host_available_bytes(), &run->options.shape);
+    if (run->device.gpu_available && !run->device.emulated) {
         size_t free_bytes = 0, total_bytes = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-        /* the timing also needs a buffer twice the L2's size to flush the cache with */
-        size_t flush_bytes = 2 * (size_t)run.device.prop.l2CacheSize;
-        refuse_if_too_big("device", problem->device_bytes + flush_bytes, free_bytes, options);
+        /* the cold timing also needs a buffer twice the L2's size to flush it with */
+        double flush = 2.0 * run->device.prop.l2CacheSize;
+        refuse_if_too_big("device", device_needed + flush, (double)free_bytes,
+                          &run->options.shape);
     }
-    if (options->csv)
-        printf("%s\n", CSV_COLUMNS);
-    else
-        print_header(&run);
-    fflush(stdout);
-    return run;
 }
 
-/* ---- timing and statistics ---------------------------------------------- */
+/* ---- timing ------------------------------------------------------------- */
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -469,18 +761,22 @@ static double quantile(const double *sorted, int count, double q)
     return sorted[below] + (position - below) * (sorted[above] - sorted[below]);
 }
 
-static wb_timing summarize(double *ms, int reps, int cold_l2)
+typedef struct {
+    double median_ms, min_ms;
+    double spread_pct; /* interquartile range as % of the median */
+    int reps;
+} wb_timing;
+
+static wb_timing summarize(double *ms, int reps)
 {
     qsort(ms, reps, sizeof *ms, compare_doubles);
     wb_timing timing;
     timing.reps = reps;
-    timing.cold_l2 = cold_l2;
     timing.min_ms = ms[0];
     timing.median_ms = quantile(ms, reps, 0.5);
     timing.spread_pct = timing.median_ms > 0
         ? 100.0 * (quantile(ms, reps, 0.75) - quantile(ms, reps, 0.25)) / timing.median_ms
         : 0.0;
-    free(ms);
     return timing;
 }
 
@@ -491,67 +787,124 @@ static double now_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-wb_timing wb_time_host(const wb_run *run, wb_function fn, void *context)
+/* Before each timed run under --cache cold: the CPU's caches are flushed for
+ * every row (the emulated device's memory is host memory too), and a real
+ * GPU's L2 for the GPU rows. */
+static void flush_caches(wb_run *run, int gpu_row)
 {
-    for (int i = 0; i < run->options.warmup; i++)
-        fn(context);
-    double *ms = (double *)malloc(run->options.reps * sizeof *ms);
-    for (int i = 0; i < run->options.reps; i++) {
-        double start = now_ms();
-        fn(context);
-        ms[i] = now_ms() - start;
-    }
-    return summarize(ms, run->options.reps, 0);
-}
-
-/* Writing a buffer twice the size of the L2 cache evicts whatever the
- * previous run left there. */
-static void *l2_flush_buffer = NULL;
-static size_t l2_flush_bytes = 0;
-
-static void flush_l2(const wb_device *device)
-{
-    if (device->emulated || device->prop.l2CacheSize <= 0)
+    if (!run->options.cold)
         return;
-    if (!l2_flush_buffer) {
-        l2_flush_bytes = 2 * (size_t)device->prop.l2CacheSize;
-        CUDA_CHECK(cudaMalloc(&l2_flush_buffer, l2_flush_bytes));
+    if (!run->cpu_flush) {
+        run->cpu_flush_bytes = 2 * cpu_cache_bytes();
+        run->cpu_flush = wb_alloc_host(run->cpu_flush_bytes, "flushing the CPU caches");
     }
-    CUDA_CHECK(cudaMemset(l2_flush_buffer, 0, l2_flush_bytes));
+    memset(run->cpu_flush, run->checks & 0xFF, run->cpu_flush_bytes);
+    if (!gpu_row || run->device.emulated || run->device.prop.l2CacheSize <= 0)
+        return;
+    if (!run->gpu_flush) {
+        run->gpu_flush_bytes = 2 * (size_t)run->device.prop.l2CacheSize;
+        CUDA_CHECK(cudaMalloc(&run->gpu_flush, run->gpu_flush_bytes));
+    }
+    CUDA_CHECK(cudaMemset(run->gpu_flush, 0, run->gpu_flush_bytes));
 }
 
-wb_timing wb_time_device(const wb_run *run, wb_function fn, void *context)
+typedef void (*timed_step)(wb_run *run, const wb_variant *variant, int scope);
+
+/* Runs step warmup times untimed, then reps times timed: the host clock for
+ * host rows, CUDA events around the GPU rows. */
+static wb_timing time_step(wb_run *run, timed_step step, const wb_variant *variant, int scope)
 {
+    int gpu_row = scope != WB_HOST;
     for (int i = 0; i < run->options.warmup; i++)
-        fn(context);
-    CUDA_CHECK(cudaDeviceSynchronize());
+        step(run, variant, scope);
+    if (gpu_row)
+        CUDA_CHECK(cudaDeviceSynchronize());
+    double *ms = (double *)wb_alloc_host(run->options.reps * sizeof *ms, "the timings");
     cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    double *ms = (double *)malloc(run->options.reps * sizeof *ms);
+    if (gpu_row) {
+        CUDA_CHECK(cudaEventCreate(&start));
+        CUDA_CHECK(cudaEventCreate(&stop));
+    }
     for (int i = 0; i < run->options.reps; i++) {
-        flush_l2(&run->device);
+        flush_caches(run, gpu_row);
+        if (!gpu_row) {
+            double begin = now_ms();
+            step(run, variant, scope);
+            ms[i] = now_ms() - begin;
+            continue;
+        }
         CUDA_CHECK(cudaEventRecord(start));
-        fn(context);
+        step(run, variant, scope);
         CUDA_CHECK(cudaEventRecord(stop));
         CUDA_CHECK(cudaEventSynchronize(stop));
         float elapsed = 0;
         CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
         ms[i] = elapsed;
     }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    return summarize(ms, run->options.reps, !run->device.emulated);
+    if (gpu_row) {
+        CUDA_CHECK(cudaEventDestroy(start));
+        CUDA_CHECK(cudaEventDestroy(stop));
+    }
+    wb_timing timing = summarize(ms, run->options.reps);
+    free(ms);
+    return timing;
+}
+
+static void copy_inputs_to_device(wb_run *run)
+{
+    for (int b = 0; b < run->lesson->buffer_count; b++)
+        if (run->lesson->buffers[b].role != WB_OUTPUT)
+            CUDA_CHECK(cudaMemcpy(run->data.device[b], run->input[b], run->data.bytes[b],
+                                  cudaMemcpyHostToDevice));
+}
+
+static void copy_outputs_to_host(wb_run *run)
+{
+    for (int b = 0; b < run->lesson->buffer_count; b++)
+        if (run->lesson->buffers[b].role != WB_INPUT)
+            CUDA_CHECK(cudaMemcpy(run->data.host[b], run->data.device[b], run->data.bytes[b],
+                                  cudaMemcpyDeviceToHost));
+}
+
+/* One call of a variant, with the copies its scope includes. */
+static void run_variant_once(wb_run *run, const wb_variant *variant, int scope)
+{
+    if (scope == WB_END_TO_END)
+        copy_inputs_to_device(run);
+    variant->run(&run->data);
+    if (scope == WB_END_TO_END)
+        copy_outputs_to_host(run);
+}
+
+/* The device-copy row: the same bytes the lesson moves, half of them read
+ * from one half of a scratch buffer, half written to the other. */
+static void run_device_copy(wb_run *run, const wb_variant *unused, int scope)
+{
+    size_t half = copy_row_bytes(run) / 2;
+    char *scratch = (char *)run->copy_scratch;
+    CUDA_CHECK(cudaMemcpy(scratch, scratch + half, half, cudaMemcpyDeviceToDevice));
 }
 
 /* ---- checking ----------------------------------------------------------- */
 
-wb_check_result wb_check(const float *expected, const float *actual, long long n,
-                         double atol, double rtol)
+static double element(const void *data, wb_type type, long long i)
+{
+    switch (type) {
+    case WB_FLOAT: return ((const float *)data)[i];
+    case WB_DOUBLE: return ((const double *)data)[i];
+    case WB_INT: return ((const int *)data)[i];
+    case WB_UINT: return ((const unsigned int *)data)[i];
+    default: return ((const unsigned char *)data)[i];
+    }
+}
+
+/* The tolerance rule of workbook.h, for n values of any type. */
+static wb_check_result compare(const void *expected, const void *actual, wb_type type,
+                               long long n, double atol, double rtol)
 {
     wb_check_result result = {1, -1, 0.0, 0.0, 0.0, 0};
     for (long long i = 0; i < n; i++) {
-        double want = expected[i], got = actual[i];
+        double want = element(expected, type, i), got = element(actual, type, i);
         int match;
         if (isnan(want))
             match = isnan(got);
@@ -561,8 +914,7 @@ wb_check_result wb_check(const float *expected, const float *actual, long long n
             match = 0; /* NaN or Inf where the reference is finite: an unbounded error */
             result.non_finite++;
             result.max_error = INFINITY;
-        }
-        else {
+        } else {
             double error = fabs(got - want);
             if (error > result.max_error)
                 result.max_error = error;
@@ -578,33 +930,144 @@ wb_check_result wb_check(const float *expected, const float *actual, long long n
     return result;
 }
 
+wb_check_result wb_check(const float *expected, const float *actual, long long n,
+                         double atol, double rtol)
+{
+    return compare(expected, actual, WB_FLOAT, n, atol, rtol);
+}
+
+double wb_sum_tolerance(double depth, double sum_abs)
+{
+    const double unit_roundoff = 1.0 / 16777216.0; /* 2^-24, float's */
+    return depth * unit_roundoff * sum_abs;
+}
+
+/* What one output buffer's check found, for the report. */
+typedef struct {
+    wb_check_result result;
+    const wb_buffer *buffer;
+    long long row_length; /* 0: report a flat index */
+} wb_buffer_check;
+
+static long long row_length_of(const wb_buffer *buffer, const wb_shape *shape)
+{
+    if (buffer->row_length)
+        return buffer->row_length(shape);
+    return shape->rank == 2 ? shape->width : shape->rank == 3 ? shape->n : 0;
+}
+
+/* Checks every output of the variant against the reference: the first
+ * failing buffer, or the one with the largest error when all pass. */
+static wb_buffer_check check_outputs(wb_run *run, const wb_variant *variant)
+{
+    wb_buffer_check worst;
+    memset(&worst, 0, sizeof worst);
+    worst.result.passed = 1;
+    worst.result.first_bad = -1;
+    for (int b = 0; b < run->lesson->buffer_count; b++) {
+        const wb_buffer *buffer = &run->lesson->buffers[b];
+        if (buffer->role == WB_INPUT)
+            continue;
+        const wb_tolerance *tolerance =
+            variant->tolerance.atol || variant->tolerance.rtol || variant->tolerance.levels ||
+            variant->tolerance.widen ? &variant->tolerance : &buffer->tolerance;
+        int floating = buffer->type == WB_FLOAT || buffer->type == WB_DOUBLE;
+        double atol = tolerance->atol, rtol = tolerance->rtol;
+        if (floating && atol == 0 && rtol == 0 && !tolerance->widen) {
+            atol = WB_ATOL;
+            rtol = WB_RTOL;
+        }
+        if (!floating)
+            atol = (double)tolerance->levels, rtol = 0;
+        if (tolerance->widen)
+            tolerance->widen(&run->data, &atol, &rtol);
+        wb_check_result result = compare(run->reference[b], run->result[b], buffer->type,
+                                         run->count[b], atol, rtol);
+        int worse = worst.buffer == NULL || (!result.passed && worst.result.passed) ||
+                    (result.passed == worst.result.passed &&
+                     result.max_error > worst.result.max_error);
+        if (worse) {
+            worst.result = result;
+            worst.buffer = buffer;
+            worst.row_length = row_length_of(buffer, &run->options.shape);
+        }
+        if (!result.passed)
+            break;
+    }
+    return worst;
+}
+
+static void poison(void *host, void *device, size_t bytes)
+{
+    memset(host, 0xFF, bytes); /* all bits set: NaN as a float, -1 or 255 as an integer */
+    if (device)
+        CUDA_CHECK(cudaMemset(device, 0xFF, bytes));
+}
+
+/* Outputs poisoned, in-out buffers reset to their input, inputs on the
+ * device; then one call of the variant, its results in run->result. */
+static wb_buffer_check run_and_check(wb_run *run, const wb_variant *variant, int scope)
+{
+    int gpu = scope != WB_HOST;
+    for (int b = 0; b < run->lesson->buffer_count; b++) {
+        wb_role role = run->lesson->buffers[b].role;
+        if (role == WB_INPUT)
+            continue;
+        run->data.host[b] = run->result[b];
+        poison(run->result[b], gpu ? run->data.device[b] : NULL, run->data.bytes[b]);
+        if (role == WB_INOUT && !gpu)
+            memcpy(run->result[b], run->input[b], run->data.bytes[b]);
+    }
+    if (gpu) {
+        copy_inputs_to_device(run);
+        run_variant_once(run, variant, WB_KERNEL);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        copy_outputs_to_host(run);
+    } else {
+        variant->run(&run->data);
+    }
+    return check_outputs(run, variant);
+}
+
 /* ---- reporting ----------------------------------------------------------- */
 
-void wb_report(wb_run *run, const char *variant, const char *scope, const wb_timing *timing,
-               const wb_check_result *check)
+static void csv_field_number(double value, int known)
+{
+    if (known)
+        printf("%.6g,", value);
+    else
+        printf(",");
+}
+
+static void report(wb_run *run, const char *variant, int scope, const wb_timing *timing,
+                   const wb_buffer_check *check)
 {
     const wb_device *device = &run->device;
-    int is_cpu = check == NULL;
-    if (is_cpu)
-        run->cpu_median_ms = timing->median_ms;
-    if (check && !check->passed)
-        run->failed_checks++;
-
+    int is_reference = check == NULL;
+    int passed = is_reference || check->result.passed;
     double seconds = timing->median_ms / 1e3;
-    double gbps = run->problem.bytes / seconds / 1e9;
-    double gflops = run->problem.flops / seconds / 1e9;
+    double gbps = run->bytes / seconds / 1e9;
+    double gflops = run->flops / seconds / 1e9;
     double speedup = run->cpu_median_ms > 0 ? run->cpu_median_ms / timing->median_ms : 0.0;
     /* % of what the roofline allows at this arithmetic intensity: the lesser
      * of the compute peak and intensity x bandwidth peak. Only a kernel-only
-     * time on a real GPU is compared with the GPU's peak. */
-    double pct_peak = -1.0;
-    if (!is_cpu && strcmp(scope, "kernel") == 0 && device->peak_gbps > 0) {
-        double intensity = run->problem.flops / run->problem.bytes;
+     * time on a real GPU is compared with the GPU's peak and the copy. */
+    int kernel_row = scope == WB_KERNEL || scope == WB_LIBRARY;
+    double pct_peak = -1.0, pct_copy = -1.0;
+    if (kernel_row && device->peak_gbps > 0) {
+        double intensity = run->flops / run->bytes;
         double attainable = fmin(device->peak_gflops, intensity * device->peak_gbps);
-        pct_peak = 100.0 * gflops / attainable;
+        pct_peak = 100.0 * (run->flops > 0 ? gflops / attainable : gbps / device->peak_gbps);
     }
-    const char *verdict = is_cpu ? "REF" : check->passed ? "PASS" : "FAIL";
-    double max_error = is_cpu ? 0.0 : check->max_error;
+    if (kernel_row && run->copy_gbps > 0 && strcmp(variant, COPY_ROW_NAME) != 0)
+        pct_copy = 100.0 * gbps / run->copy_gbps;
+    /* the device-copy row is a measurement to compare with, not a result to check */
+    int is_anchor = strcmp(variant, COPY_ROW_NAME) == 0;
+    const char *verdict = is_anchor ? "n/a" : is_reference ? "REF" : passed ? "PASS" : "FAIL";
+    double max_error = is_reference ? 0.0 : check->result.max_error;
+    const char *cache = !run->options.cold ? "warm" : "cold";
+    if (is_anchor)
+        speedup = 0.0;
 
     if (run->options.csv) {
         char device_name[256];
@@ -613,68 +1076,260 @@ void wb_report(wb_run *run, const char *variant, const char *scope, const wb_tim
         for (char *c = device_name; *c; c++)
             if (*c == ',')
                 *c = ' '; /* keep the CSV one field per column */
-        /* %.6g: six significant digits, however small the time or the rate */
-        printf("%s,%s,%s,%lld,%.0f,%.0f,%d,%.6g,%.6g,%.2f,%.6g,%.6g,", run->lesson->name,
-               variant, scope, run->options.size, run->problem.bytes, run->problem.flops,
-               timing->reps, timing->median_ms, timing->min_ms, timing->spread_pct, gbps, gflops);
-        if (device->peak_gbps > 0)
-            printf("%.1f,%.1f,", device->peak_gbps, device->peak_gflops);
+        printf("%s,%s,%s,%s,%lld,%.0f,%.0f,%d,", run->lesson->name, variant, scope_name(scope),
+               run->options.shape.text, run->options.shape.elements, run->bytes, run->flops,
+               timing->reps);
+        printf("%.6g,%.6g,%.2f,%.6g,%.6g,", timing->median_ms, timing->min_ms,
+               timing->spread_pct, gbps, gflops);
+        csv_field_number(device->peak_gbps, device->peak_gbps > 0);
+        csv_field_number(device->peak_gflops, device->peak_gbps > 0);
+        csv_field_number(pct_peak, pct_peak >= 0);
+        csv_field_number(pct_copy, pct_copy >= 0);
+        csv_field_number(speedup, speedup > 0);
+        printf("%s,%.3g,%s,%s,", verdict, max_error, device_name, backend_name(device));
+        /* the emulator has no driver: its version numbers mean nothing */
+        if (device->emulated)
+            printf("n/a,n/a,");
         else
-            printf(",,");
-        if (pct_peak >= 0)
-            printf("%.4g,", pct_peak);
-        else
-            printf(",");
-        if (speedup > 0)
-            printf("%.6g,", speedup);
-        else
-            printf(",");
-        printf("%s,%.3g,%s,%s,%d,%d,%d,%s\n", verdict, max_error, device_name,
-               backend_name(device), device->driver_version, device->runtime_version,
-               omp_get_max_threads(),
-               is_cpu || device->emulated ? "n/a" : timing->cold_l2 ? "cold" : "warm");
+            printf("%d,%d,", device->driver_version, device->runtime_version);
+        printf("%d,%s\n", omp_get_max_threads(), cache);
     } else {
-        char pct_text[16] = "-", speedup_text[16] = "-", check_text[64];
+        char median_text[16], gbps_text[16], gflops_text[16], check_text[64];
+        char pct_text[16] = "-", copy_text[16] = "-", speedup_text[16] = "-";
+        snprintf(median_text, sizeof median_text, "%.4f", timing->median_ms);
+        snprintf(gbps_text, sizeof gbps_text, "%.2f", gbps);
+        snprintf(gflops_text, sizeof gflops_text, "%.2f", gflops);
         if (pct_peak >= 0)
             snprintf(pct_text, sizeof pct_text, "%.1f", pct_peak);
+        if (pct_copy >= 0)
+            snprintf(copy_text, sizeof copy_text, "%.1f", pct_copy);
         if (speedup > 0)
             snprintf(speedup_text, sizeof speedup_text, "%.2fx", speedup);
-        if (is_cpu)
-            snprintf(check_text, sizeof check_text, "reference");
+        if (is_anchor)
+            snprintf(check_text, sizeof check_text, "-");
+        else if (is_reference)
+            snprintf(check_text, sizeof check_text, "ref");
+        else if (check->result.non_finite > 0)
+            snprintf(check_text, sizeof check_text, "FAIL (%lld NaN/Inf)", check->result.non_finite);
         else
-            snprintf(check_text, sizeof check_text, "%s (max error %.3g)", verdict, max_error);
-        if (check && check->non_finite > 0)
-            snprintf(check_text, sizeof check_text, "FAIL (%lld NaN/Inf where the CPU has a number)",
-                     check->non_finite);
-        printf("%-10s %-11s %10.4f %10.4f %9.2f %9.2f %7s %9s  %s%s\n", variant, scope,
-               timing->median_ms, timing->min_ms, gbps, gflops, pct_text, speedup_text,
-               check_text, timing->spread_pct > 5.0 ? "  [noisy: spread above 5%]" : "");
+            snprintf(check_text, sizeof check_text, "%s (max err %.3g)", verdict, max_error);
+        printf(TABLE_ROW "%s %s\n", variant, scope_name(scope), median_text, gbps_text,
+               gflops_text, pct_text, copy_text, speedup_text,
+               timing->spread_pct > NOISY_SPREAD_PCT ? "*" : " ", check_text);
     }
-    if (check && !check->passed)
-        fprintf(stderr, "%s: %s (%s) FAIL: first mismatch at index %lld: expected %.9g, got %.9g\n",
-                run->lesson->name, variant, scope, check->first_bad, check->expected,
-                check->actual);
+    if (!passed) {
+        const wb_buffer_check *bad = check;
+        long long i = bad->result.first_bad;
+        char where[96];
+        if (bad->row_length > 0)
+            snprintf(where, sizeof where, "(row %lld, column %lld)", i / bad->row_length,
+                     i % bad->row_length);
+        else
+            snprintf(where, sizeof where, "index %lld", i);
+        fprintf(stderr, "%s: %s (%s) FAIL: %s: first mismatch at %s: expected %.9g, got %.9g\n",
+                run->lesson->name, variant, scope_name(scope), bad->buffer->name, where,
+                bad->result.expected, bad->result.actual);
+    }
     fflush(stdout);
 }
 
-int wb_finish(wb_run *run)
+/* A skipped variant is a row of the table; the CSV has no row for it, so
+ * stderr says why. */
+static void report_skip(const wb_run *run, const char *variant, const char *reason)
 {
-    if (l2_flush_buffer) {
-        CUDA_CHECK(cudaFree(l2_flush_buffer));
-        l2_flush_buffer = NULL;
+    if (run->options.csv)
+        fprintf(stderr, "%s: %s skipped: %s\n", run->lesson->name, variant, reason);
+    else
+        printf(TABLE_ROW "  skip: %s\n", variant, "-", "-", "-", "-", "-", "-", "-", reason);
+}
+
+/* Counts a check and remembers which variants were checked, for the summary. */
+static void note_check(wb_run *run, const char *variant, int passed)
+{
+    if (run->checks == 0 || strcmp(run->last_checked, variant) != 0)
+        snprintf(run->checked + strlen(run->checked), sizeof run->checked - strlen(run->checked),
+                 "%s%s", run->checks ? ", " : "", variant);
+    run->last_checked = variant;
+    run->checks++;
+    if (!passed)
+        run->failed_checks++;
+}
+
+/* ---- wb_main -------------------------------------------------------------- */
+
+static void check_declaration(const wb_lesson *lesson)
+{
+    const char *problem = NULL;
+    if (lesson->buffer_count < 1 || lesson->buffer_count > WB_MAX_BUFFERS)
+        problem = "buffer_count must be 1 to WB_MAX_BUFFERS";
+    else if (lesson->variant_count < 1 || lesson->variant_count > MAX_VARIANTS)
+        problem = "variant_count must be 1 to 32";
+    else if (strcmp(lesson->variants[0].name, "cpu") != 0 || lesson->variants[0].scope != WB_HOST)
+        problem = "the first variant must be cpu, scope WB_HOST: it is the reference";
+    else if (lesson->rank < 1 || lesson->rank > 3)
+        problem = "rank must be 1, 2 or 3";
+    if (problem) {
+        fprintf(stderr, "%s: the lesson's declaration is wrong: %s\n", lesson->name, problem);
+        exit(WB_EXIT_CHECK_FAILED);
     }
-    int gpu_wanted = (run->options.variants & (WB_NAIVE | WB_OPTIMIZED)) != 0;
+}
+
+static void allocate(wb_run *run)
+{
+    const wb_lesson *lesson = run->lesson;
+    for (int b = 0; b < lesson->buffer_count; b++) {
+        const wb_buffer *buffer = &lesson->buffers[b];
+        size_t bytes = run->data.bytes[b];
+        run->input[b] = buffer->role != WB_OUTPUT ? wb_alloc_host(bytes, buffer->name) : NULL;
+        if (buffer->role != WB_INPUT) {
+            run->reference[b] = wb_alloc_host(bytes, buffer->name);
+            run->result[b] = wb_alloc_host(bytes, buffer->name);
+        }
+        run->data.host[b] = buffer->role == WB_INPUT ? run->input[b] : run->result[b];
+        if (run->device.gpu_available)
+            CUDA_CHECK(cudaMalloc(&run->data.device[b], bytes ? bytes : 1));
+    }
+}
+
+static void release(wb_run *run)
+{
+    for (int b = 0; b < run->lesson->buffer_count; b++) {
+        free(run->input[b]);
+        free(run->reference[b]);
+        free(run->result[b]);
+        if (run->data.device[b])
+            CUDA_CHECK(cudaFree(run->data.device[b]));
+    }
+    free(run->cpu_flush);
+    if (run->gpu_flush)
+        CUDA_CHECK(cudaFree(run->gpu_flush));
+}
+
+/* The CPU variant into the reference arrays, once, whatever --only says:
+ * every check compares with it. */
+static void compute_reference(wb_run *run)
+{
+    for (int b = 0; b < run->lesson->buffer_count; b++) {
+        if (run->lesson->buffers[b].role == WB_INPUT)
+            continue;
+        run->data.host[b] = run->reference[b];
+        if (run->lesson->buffers[b].role == WB_INOUT)
+            memcpy(run->reference[b], run->input[b], run->data.bytes[b]);
+    }
+    run->lesson->variants[0].run(&run->data);
+    for (int b = 0; b < run->lesson->buffer_count; b++)
+        if (run->lesson->buffers[b].role != WB_INPUT)
+            run->data.host[b] = run->result[b];
+}
+
+static void measure_variant(wb_run *run, const wb_variant *variant, int is_reference)
+{
+    if (variant->skip_reason && variant->skip_reason(&run->device)) {
+        report_skip(run, variant->name, variant->skip_reason(&run->device));
+        run->skipped++;
+        return;
+    }
+    int gpu = variant->scope != WB_HOST;
+    if (gpu && !run->device.gpu_available)
+        return; /* wb_main says why once, at the end */
+    for (int scope = WB_HOST; scope <= WB_LIBRARY; scope <<= 1) {
+        if (!(variant->scope & scope))
+            continue;
+        wb_buffer_check check;
+        if (!is_reference) {
+            check = run_and_check(run, variant, scope);
+            note_check(run, variant->name, check.result.passed);
+        }
+        wb_timing timing = time_step(run, run_variant_once, variant, scope);
+        if (is_reference)
+            run->cpu_median_ms = timing.median_ms;
+        report(run, variant->name, scope, &timing, is_reference ? NULL : &check);
+    }
+}
+
+static void measure_device_copy(wb_run *run)
+{
+    size_t bytes = copy_row_bytes(run);
+    if (bytes == 0)
+        return;
+    CUDA_CHECK(cudaMalloc(&run->copy_scratch, bytes));
+    CUDA_CHECK(cudaMemset(run->copy_scratch, 0, bytes));
+    wb_timing timing = time_step(run, run_device_copy, NULL, WB_LIBRARY);
+    CUDA_CHECK(cudaFree(run->copy_scratch));
+    run->copy_scratch = NULL;
+    run->copy_gbps = (double)bytes / (timing.median_ms / 1e3) / 1e9;
+    report(run, COPY_ROW_NAME, WB_LIBRARY, &timing, NULL);
+}
+
+static int finish(wb_run *run)
+{
+    int gpu_wanted = 0;
+    for (int v = 1; v < run->lesson->variant_count; v++)
+        gpu_wanted |= run->options.selected[v] && run->lesson->variants[v].scope != WB_HOST;
     if (gpu_wanted && !run->device.gpu_available) {
         fprintf(stderr, "%s: GPU variants not run: %s\n", run->lesson->name,
                 run->device.why_unavailable);
         return WB_EXIT_NO_DEVICE;
     }
+    int csv = run->options.csv;
     if (run->failed_checks > 0) {
-        if (!run->options.csv)
-            printf("\n%d check(s) FAILED\n", run->failed_checks);
+        if (!csv)
+            printf("\n%d of %d checks FAILED\n", run->failed_checks, run->checks);
         return WB_EXIT_CHECK_FAILED;
     }
-    if (!run->options.csv)
-        printf("\nall checks passed\n");
+    if (!csv && run->checks == 0)
+        printf("\nnothing was checked: only the CPU reference ran\n");
+    else if (!csv)
+        printf("\nall %d checks passed against the CPU reference: %s%s\n", run->checks,
+               run->checked, run->skipped ? "; skipped rows are no failure" : "");
     return WB_EXIT_OK;
+}
+
+int wb_main(const wb_lesson *lesson, int argc, char **argv)
+{
+    program = lesson->name;
+    check_declaration(lesson);
+    wb_run run;
+    memset(&run, 0, sizeof run);
+    run.lesson = lesson;
+    run.options = parse_options(lesson, argc, argv);
+    run.data.shape = run.options.shape;
+    for (int b = 0; b < lesson->buffer_count; b++) {
+        run.count[b] = lesson->buffers[b].count(&run.data.shape);
+        run.data.bytes[b] = (size_t)run.count[b] * type_size(lesson->buffers[b].type);
+    }
+    run.bytes = lesson->bytes(&run.data.shape);
+    run.flops = lesson->flops ? lesson->flops(&run.data.shape) : 0.0;
+
+    run.device = wb_describe_device(lesson->name);
+    run.data.device_info = &run.device;
+    check_memory(&run);
+    if (run.options.csv) {
+        for (int c = 0; c < WB_COUNT(csv_columns); c++)
+            printf("%s%s", c ? "," : "", csv_columns[c]);
+        printf("\n");
+    } else {
+        print_header(&run);
+    }
+    fflush(stdout);
+
+    allocate(&run);
+    for (int b = 0; b < lesson->buffer_count; b++)
+        if (lesson->buffers[b].role != WB_OUTPUT)
+            fill_input(&lesson->buffers[b], run.input[b], run.count[b], &run.data.shape,
+                       run.options.seed * WB_MAX_BUFFERS + b);
+    compute_reference(&run);
+    if (run.device.gpu_available && lesson->prepare)
+        lesson->prepare(&run.data);
+
+    if (run.options.selected[0])
+        measure_variant(&run, &lesson->variants[0], 1);
+    if (lesson->copy_anchor && run.options.selected[MAX_VARIANTS] && run.device.gpu_available)
+        measure_device_copy(&run);
+    for (int v = 1; v < lesson->variant_count; v++)
+        if (run.options.selected[v])
+            measure_variant(&run, &lesson->variants[v], 0);
+
+    release(&run);
+    return finish(&run);
 }

@@ -1,30 +1,34 @@
 /*
- * common/workbook.h - the one shared helper of the course.
+ * common/workbook.h - the lesson API: a lesson declares, common/ measures.
  *
- * Every lesson program follows the same contract (COURSE.md, "How the lessons
- * work"): it runs a CPU version, a naive GPU version and an optimized GPU
- * version of one computation, checks each GPU result against the CPU result,
- * times them and prints a table (or CSV). This header holds everything that is
- * the same in all lessons, so that a lesson file only contains its own idea:
+ * A lesson file holds only its own idea: the napkin math, the CPU reference,
+ * the kernels, one short launcher per variant, and a declaration of
+ *   - the problem's shape (a length n, a width x height, or m x n x k),
+ *   - its buffers (name, element type, element count, role, how inputs are
+ *     filled, how outputs are checked),
+ *   - its variants (cpu, naive, optimized, and any others: seed, tiled,
+ *     cublas, ...), what each one's time covers, and when it cannot run here,
+ *   - the bytes it must move and the flops it must do, as functions of the shape.
+ * Its main is one line: return wb_main(&lesson, argc, argv);
  *
- *   CUDA_CHECK(call)        stop with file, line and the runtime's message
- *   CUDA_CHECK_LAUNCH()     the same for the kernel launched just before
- *   wb_parse_options()      the command line every lesson shares
- *   wb_alloc_host()         malloc that names what failed instead of crashing
- *   wb_fill_random()        reproducible random input from --seed
- *   wb_describe_device()    the GPU, its peaks, or why there is no usable one
- *   wb_begin()              describe the device and the problem, refuse sizes
- *                           that do not fit in memory
- *   wb_time_host()          time a CPU function with a monotonic clock
- *   wb_time_device()        time a GPU function with CUDA events
- *   wb_check()              compare a result with the CPU reference
- *   wb_report()             one row of the table (or of the CSV)
- *   wb_finish()             the closing summary and the exit code
+ * wb_main does the rest, identically for every lesson: the command line, the
+ * device, allocation, reproducible input, the CPU reference, and for each
+ * variant a check against the reference (outputs poisoned first, so a value
+ * nobody wrote is caught), a warm-up, the timed runs, and one table row or CSV
+ * row; then the closing summary and the exit code:
+ *   0 every check passed, 1 a check or a CUDA call failed, 2 usage error,
+ *   3 no usable CUDA device (the CPU version still ran).
  *
- * A lesson states what its computation moves and computes (bytes, flops);
- * this helper turns that into GB/s, GFLOP/s, % of the device's peak and
- * speedups. Exit codes: 0 every check passed, 1 a check or a CUDA call
- * failed, 2 usage error, 3 no usable CUDA device (the CPU version still ran).
+ * Index (what a lesson uses):
+ *   CUDA_CHECK(call), CUDA_CHECK_LAUNCH()  stop with file, line and the runtime's message
+ *   wb_shape                 the problem's shape, parsed from -n
+ *   wb_buffer, wb_variant    the declarations; WB_* constants for their fields
+ *   wb_option                an extra command-line option of the lesson
+ *   wb_lesson, wb_main       the lesson as a whole, and the one call that runs it
+ *   wb_data                  what a variant's run function receives
+ *   wb_sum_tolerance()       the tolerance of a sum added in another order
+ * and for exercise checkers, which do their own small loop:
+ *   wb_describe_device(), wb_alloc_host(), wb_fill_random(), wb_check()
  */
 #ifndef WORKBOOK_H
 #define WORKBOOK_H
@@ -49,60 +53,148 @@
 
 void wb_cuda_check(cudaError_t status, const char *call, const char *file, int line);
 
-/* ---- the command line -------------------------------------------------- */
+/* ---- the problem's shape ------------------------------------------------- */
 
-enum wb_variant { WB_CPU = 1, WB_NAIVE = 2, WB_OPTIMIZED = 4 };
-
-/* A lesson-specific integer option, listed by --help. */
+/* -n takes what a student would type: 10M, 4096, 7680x4320, 4096x4096x4096.
+ * Suffixes k, M, G mean 10^3, 10^6, 10^9; Ki, Mi, Gi mean 2^10, 2^20, 2^30.
+ * A 2-D lesson reads "N" as N x N, a 3-D one as N x N x N. */
 typedef struct {
-    const char *flag;   /* "--threads-per-block" */
-    const char *help;   /* one line for --help */
-    long long *value;   /* holds the default, receives the parsed value */
-    long long min, max; /* accepted range */
-} wb_extra_option;
+    int rank;                /* 1, 2 or 3: which fields below mean something */
+    long long n;             /* rank 1: the length; rank 3: columns of the m x n result */
+    long long width, height; /* rank 2: an image or a field, stored row after row */
+    long long m, k;          /* rank 3: rows of the result, and the inner (summed) dimension */
+    long long elements;      /* n, width * height, or m * n: the size of the result */
+    char text[64];           /* the shape as the CSV and the header print it: 7680x4320 */
+} wb_shape;
+
+/* ---- buffers --------------------------------------------------------------- */
+
+typedef enum { WB_FLOAT, WB_DOUBLE, WB_INT, WB_UINT, WB_UCHAR } wb_type;
+
+typedef enum {
+    WB_INPUT,  /* filled once, copied to the device, never written */
+    WB_OUTPUT, /* written by every variant and checked against the CPU's */
+    WB_INOUT   /* filled, then updated in place: reset before each check, then checked */
+} wb_role;
+
+typedef struct wb_data wb_data;
+
+/* How closely a result must match the CPU's. Floating point:
+ *     |actual - expected| <= atol + rtol * |expected|
+ * and a NaN or Inf where the reference is finite never matches. Integers and
+ * pixels: |actual - expected| <= levels (0: exactly). A variant that adds in
+ * another order than the CPU widens it and says why; `widen`, when set,
+ * computes the tolerance from the data at run time (e.g. wb_sum_tolerance). */
+typedef struct {
+    double atol, rtol;
+    long long levels;
+    const char *why;
+    void (*widen)(const wb_data *data, double *atol, double *rtol);
+} wb_tolerance;
+
+/* The default for floating point: results computed the same way on both sides
+ * may still differ in the last bits (fused multiply-add, another compiler). */
+#define WB_ATOL 1e-6
+#define WB_RTOL 1e-5
 
 typedef struct {
-    const char *name;         /* "lesson01" */
-    const char *title;        /* "vector add: c = a + b" */
-    const char *size_meaning; /* what -n counts: "elements per vector" */
-    long long default_size;
-    long long max_size;       /* indexing limit of the lesson's kernels */
-    wb_extra_option *extra_options; /* NULL-terminated list, or NULL */
+    const char *name;                         /* "a"; messages name it */
+    wb_type type;
+    wb_role role;
+    long long (*count)(const wb_shape *shape); /* elements, as a function of the shape */
+    /* Inputs: uniform random values in [low, high] from --seed (integers:
+     * every whole number in the range equally likely), unless fill is set. */
+    double low, high;
+    void (*fill)(void *host, long long count, const wb_shape *shape, unsigned long long seed);
+    wb_tolerance tolerance; /* outputs; all zero: WB_ATOL, WB_RTOL, or exact for integers */
+    /* 2-D outputs report the first mismatch as (row, column). The row length
+     * is the shape's width (rank 2) or n (rank 3) unless row_length says otherwise. */
+    long long (*row_length)(const wb_shape *shape);
+} wb_buffer;
+
+/* ---- variants ---------------------------------------------------------- */
+
+/* What a variant's time covers: a mask, one table row per bit. */
+#define WB_HOST 1        /* a CPU function on host memory */
+#define WB_KERNEL 2      /* the launch alone, its data already on the device */
+#define WB_END_TO_END 4  /* copies of the inputs to the device, the launch, the copies back */
+#define WB_LIBRARY 8     /* a library call (cuBLAS, CUB) on data already on the device */
+
+/* What a variant's run function receives: the shape, and every buffer's host
+ * and device copy, indexed like the lesson's buffer list. For the cpu
+ * variant host[] outputs are where the reference goes; for the others they
+ * are scratch the result is copied back to. */
+#define WB_MAX_BUFFERS 8
+struct wb_data {
+    wb_shape shape;
+    void *host[WB_MAX_BUFFERS];
+    void *device[WB_MAX_BUFFERS];
+    size_t bytes[WB_MAX_BUFFERS];
+    const struct wb_device *device_info; /* SM count, limits: the GPU or the emulated one */
+};
+
+typedef struct {
+    const char *name;        /* a word: cpu, naive, optimized, tiled, cublas, ... */
+    const char *description; /* one line for --help */
+    int scope;               /* WB_HOST, or GPU scopes: WB_KERNEL | WB_END_TO_END, WB_LIBRARY */
+    void (*run)(const wb_data *data); /* one call: a CPU function, or launches */
+    wb_tolerance tolerance;  /* all zero: each output buffer's own */
+    /* NULL, or the reason this variant cannot run on this device (e.g. "cuBLAS
+     * is not part of the CPU emulator"): the table shows it, it is no failure. */
+    const char *(*skip_reason)(const struct wb_device *device);
+} wb_variant;
+
+/* ---- the lesson -------------------------------------------------------- */
+
+/* An extra option of the lesson, listed by --help: a whole number in
+ * [min, max] (value), or a text such as a file name (text). */
+typedef struct {
+    const char *flag;  /* "--threads-per-block" */
+    const char *help;  /* one line */
+    long long *value;  /* holds the default, receives the parsed number */
+    long long min, max;
+    const char **text; /* instead of value: holds the default, receives the text */
+} wb_option;
+
+typedef struct {
+    const char *name;          /* "lesson01" */
+    const char *title;         /* "vector add: c = a + b, float32" */
+    int rank;                  /* of the shape: 1, 2 or 3 */
+    const char *size_meaning;  /* what -n means: "elements per vector" */
+    const char *default_size;  /* as typed: "10M", "7680x4320" */
+    long long max_dimension;   /* largest value of any one dimension */
+    long long max_elements;    /* largest result: the kernels' indexing limit */
+    const wb_buffer *buffers;  int buffer_count;
+    const wb_variant *variants; int variant_count; /* the first is cpu, the reference */
+    double (*bytes)(const wb_shape *shape); /* bytes that must move to and from memory */
+    double (*flops)(const wb_shape *shape); /* floating-point operations */
+    /* 1: also time cudaMemcpy device to device of the same bytes (the
+     * "device-copy" row): what this GPU's memory delivers, to compare with. */
+    int copy_anchor;
+    const wb_option *options;  int option_count;
+    /* called once when the GPU is usable, after allocation: for launch
+     * settings that come from the device (grid sizes from the SM count). */
+    void (*prepare)(const wb_data *data);
 } wb_lesson;
 
-typedef struct {
-    long long size;         /* -n, --size */
-    int reps;               /* timed repetitions after warm-up */
-    int warmup;             /* untimed runs before the timed ones */
-    unsigned int variants;  /* --only: a mask of enum wb_variant */
-    int csv;                /* --csv: machine-readable rows instead of the table */
-    unsigned long long seed;
-} wb_options;
+#define WB_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
-/* Parses argv. --help prints the usage and exits 0; a bad flag or value
- * prints one line naming the problem and exits 2. */
-wb_options wb_parse_options(const wb_lesson *lesson, int argc, char **argv);
+/* Runs the lesson: parses argv, runs, checks, times and reports every
+ * selected variant, and returns the exit code for main. */
+int wb_main(const wb_lesson *lesson, int argc, char **argv);
 
-/* malloc that never returns NULL: on failure it names what could not be
- * allocated and exits 1, rather than letting a lesson crash later. */
-void *wb_alloc_host(size_t bytes, const char *what);
+/* The tolerance of a float sum added in another order than the reference.
+ * Each addition rounds with a relative error of at most u = 2^-24; a sum whose
+ * longest chain of dependent additions is `depth` long is off by at most
+ *     depth * u * sum |x_i|       (Higham, Accuracy and Stability of
+ * Numerical Algorithms, 2nd ed., section 4.2, to first order). A sequential
+ * sum of n terms has depth n - 1; a tree of blocks has depth about log2(n)
+ * plus the terms each thread adds alone. Returns that bound as an atol. */
+double wb_sum_tolerance(double depth, double sum_abs);
 
-/* Fills data[0..n) with uniform random floats in [lo, hi), reproducibly from
- * the seed, so that every run of a lesson checks the same numbers. */
-void wb_fill_random(float *data, long long n, float lo, float hi, unsigned long long seed);
+/* ---- the device ---------------------------------------------------------- */
 
-/* ---- the run: device, problem, measurements ----------------------------- */
-
-/* What the lesson states about one run of its computation; the helper turns
- * it into GB/s, GFLOP/s and % of the device's peak. */
-typedef struct {
-    double bytes;             /* bytes that must move to and from memory */
-    double flops;             /* floating-point operations */
-    size_t host_bytes;        /* host memory the program allocates */
-    size_t device_bytes;      /* device memory the program allocates */
-} wb_problem;
-
-typedef struct {
+typedef struct wb_device {
     int gpu_available;        /* 0: only the CPU version can run */
     char why_unavailable[256];/* when gpu_available is 0: the reason and what to do */
     int emulated;             /* 1: the "GPU" is the CPU emulation backend */
@@ -113,38 +205,18 @@ typedef struct {
 } wb_device;
 
 /* Finds device 0 and tells whether it can run this program's kernels; when it
- * cannot, why_unavailable says why and what to do. wb_begin calls it; the
- * exercise checkers call it directly. */
+ * cannot, why_unavailable says why and what to do. */
 wb_device wb_describe_device(const char *program_name);
 
-typedef struct {
-    const wb_lesson *lesson;
-    wb_options options;
-    wb_problem problem;
-    wb_device device;
-    double cpu_median_ms;     /* 0 until the CPU version was timed */
-    int failed_checks;
-} wb_run;
+/* ---- small tools for exercise checkers ----------------------------------- */
 
-/* Describes the device (or why there is no usable one) and prints the header.
- * A problem that does not fit in host or device memory is refused here, with
- * how much it needs and how much there is (exit 2), before any allocation. */
-wb_run wb_begin(const wb_lesson *lesson, const wb_options *options, const wb_problem *problem);
+/* malloc that never returns NULL: on failure it names what could not be
+ * allocated and exits 1, rather than letting a program crash later. */
+void *wb_alloc_host(size_t bytes, const char *what);
 
-typedef struct {
-    double median_ms, min_ms;
-    double spread_pct;        /* interquartile range as % of the median */
-    int reps;
-    int cold_l2;              /* 1: the L2 cache was flushed before each run */
-} wb_timing;
-
-/* Runs fn(context) options.warmup times untimed, then options.reps times
- * timed. The host version reads a monotonic clock; the device version records
- * CUDA events around each run and flushes the L2 cache before it, so a run
- * cannot profit from data the previous one left in the cache. */
-typedef void (*wb_function)(void *context);
-wb_timing wb_time_host(const wb_run *run, wb_function fn, void *context);
-wb_timing wb_time_device(const wb_run *run, wb_function fn, void *context);
+/* Fills data[0..n) with uniform random floats in [lo, hi), reproducibly from
+ * the seed: element i gets the same value however many threads fill it. */
+void wb_fill_random(float *data, long long n, float lo, float hi, unsigned long long seed);
 
 typedef struct {
     int passed;
@@ -154,27 +226,8 @@ typedef struct {
     long long non_finite;     /* NaN or Inf where the reference is finite */
 } wb_check_result;
 
-/* The one tolerance rule of the course: actual matches expected when
- *     |actual - expected| <= atol + rtol * |expected|
- * and a NaN or Inf where the reference is finite is always a mismatch.
- * WB_ATOL and WB_RTOL suit results computed the same way on both sides; a
- * lesson whose GPU version adds in another order passes wider ones and says why. */
-#define WB_ATOL 1e-6
-#define WB_RTOL 1e-5
+/* Compares n floats with the tolerance rule above. */
 wb_check_result wb_check(const float *expected, const float *actual, long long n,
                          double atol, double rtol);
-
-/* One row of the table (or of the CSV). scope says what the time includes:
- *   "host"        the CPU version
- *   "kernel"      the kernel alone, its data already on the device
- *   "end-to-end"  the copies host->device, the kernel, and the copy back
- * check is NULL for the CPU version, which is the reference. A failed check
- * also prints the first mismatching index with the expected and actual values. */
-void wb_report(wb_run *run, const char *variant, const char *scope,
-               const wb_timing *timing, const wb_check_result *check);
-
-/* Prints the closing lines and returns the exit code for main: 1 if a check
- * failed, 3 if GPU variants were asked for but no device could run them. */
-int wb_finish(wb_run *run);
 
 #endif

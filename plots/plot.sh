@@ -2,7 +2,7 @@
 # plots/plot.sh - checks benchmark results files and draws their charts.
 #
 #   make plots                                  the usual way; it runs:
-#   sh plots/plot.sh plots/out plots/results/*.csv
+#   sh plots/plot.sh plots/out plots/reference/*.csv plots/results/*.csv
 #   sh plots/plot.sh OUTDIR results.csv [more.csv ...]
 #   sh plots/plot.sh --check results.csv [more.csv ...]   only check the files
 #
@@ -16,7 +16,8 @@
 #   MACHINE-LESSON-sweep       GB/s against problem size, every variant/scope
 #   MACHINE-LESSON-roofline    GFLOP/s against FLOP per byte, under the roofs
 #   LESSON-across-machines     when two or more files have that lesson
-# MACHINE is the results file's name without .csv. Lessons and variants are
+# MACHINE is the results file's name without .csv, with "reference-" in front
+# for the committed results in plots/reference/. Lessons and variants are
 # read from the files, so a new lesson needs no change here.
 # Needs: a POSIX shell, awk, gnuplot 5.
 
@@ -130,6 +131,9 @@ best="$tables/best.tsv"
 : > "$best"
 for results in "$@"; do
     machine=$(basename "$results" .csv)
+    # the committed reference results keep their own chart names, apart from
+    # results measured here on a machine of the same kind
+    [ "$(basename "$(dirname "$results")")" = reference ] && machine="reference-$machine"
     echo "$results:"
     awk -v tables="$tables/$machine" -v machine="$machine" -v best="$best" \
         -f "$plot_dir/tables.awk" "$results" > "$tables/$machine.lessons" || exit 1

@@ -14,7 +14,7 @@
 
 set datafile separator "\t"
 set title chart_title
-set xlabel "problem size (elements, log scale)"
+set xlabel "problem size (elements of the result, log scale)"
 set ylabel "effective throughput (GB/s, log scale)"
 set logscale xy
 set format x '%.0s%c'

@@ -24,7 +24,14 @@
 
 BEGIN { FS = ","; OFS = "\t"; row_count = 0 }
 
-NR == 1 { has_date = ($NF == "date"); next }
+# Columns by name, from the header: files written before a column was added
+# (elements, pct_copy) stay readable.
+NR == 1 {
+    sub(/\r$/, "")
+    has_date = ($NF == "date")
+    for (i = 1; i <= NF; i++) column_number[$i] = i
+    next
+}
 
 {
     sub(/\r$/, "")
@@ -35,13 +42,12 @@ NR == 1 { has_date = ($NF == "date"); next }
     if (!($1 in seen_lesson)) { seen_lesson[$1] = 1; lessons[++lesson_count] = $1 }
 }
 
-# Column numbers, named once (the order is fixed by common/workbook.cu).
 function col(name) { return column_number[name] }
-BEGIN {
-    split("lesson variant scope size bytes flops reps median_ms min_ms spread_pct gbps gflops " \
-          "peak_gbps peak_gflops pct_peak speedup check max_error device backend driver " \
-          "runtime cpu_threads cache", names, " ")
-    for (i in names) column_number[names[i]] = i
+
+# A row's problem size as a number, for ordering and the sweep's x axis: the
+# elements of the result (older files: the size, then always a length).
+function magnitude(row) {
+    return ("elements" in column_number) ? cell[row, col("elements")] + 0 : cell[row, col("size")] + 0
 }
 
 # "naive kernel", "optimized end-to-end", "cpu host": what a legend shows.
@@ -49,8 +55,10 @@ function series_label(row) {
     return cell[row, col("variant")] " " cell[row, col("scope")]
 }
 
-# 1000 -> 1k, 16000000 -> 16M: sizes as bench.sh writes them.
+# 1000 -> 1k, 16000000 -> 16M: sizes as bench.sh writes them; a shape such
+# as 7680x4320 stays as it is.
 function short_size(n) {
+    if (n ~ /x/) return n
     if (n >= 1e9 && n % 1e9 == 0) return (n / 1e9) "G"
     if (n >= 1e6 && n % 1e6 == 0) return (n / 1e6) "M"
     if (n >= 1e3 && n % 1e3 == 0) return (n / 1e3) "k"
@@ -61,6 +69,7 @@ function write_lesson(lesson,    row, key, i, j, n, largest, dir, label, series_
                                device, backend, peak_gbps, peak_gflops, speedup_rows,
                                peak_rows, roofline_rows, s_min, s_max, intensity_min, intensity_max,
                                colors, dashes, intensity, cpu_gbps, best_gbps, variant, scope,
+                               largest_magnitude,
                                size_count, tmp, color_count, detail) {
     # Keep the latest run's rows, the last one per measurement.
     split("", chosen); split("", series_seen); split("", color_of); split("", series_key)
@@ -72,7 +81,9 @@ function write_lesson(lesson,    row, key, i, j, n, largest, dir, label, series_
         series_key[label] = cell[row, col("variant")] SUBSEP cell[row, col("scope")]
         chosen[series_key[label] SUBSEP cell[row, col("size")]] = row
         if (!(label in series_seen)) { series_seen[label] = 1; series[++series_count] = label }
-        if (cell[row, col("size")] + 0 > largest + 0) largest = cell[row, col("size")]
+        if (largest == "" || magnitude(row) > largest_magnitude) {
+            largest = cell[row, col("size")]; largest_magnitude = magnitude(row)
+        }
         device = cell[row, col("device")]; backend = cell[row, col("backend")]
         if (cell[row, col("peak_gbps")] != "") {
             peak_gbps = cell[row, col("peak_gbps")]; peak_gflops = cell[row, col("peak_gflops")]
@@ -127,13 +138,13 @@ function write_lesson(lesson,    row, key, i, j, n, largest, dir, label, series_
         # insertion sort by size (awk has no portable sort)
         for (j = 2; j <= size_count; j++) {
             tmp = sizes[j]
-            for (n = j - 1; n >= 1 && cell[sizes[n], col("size")] + 0 > cell[tmp, col("size")] + 0; n--)
+            for (n = j - 1; n >= 1 && magnitude(sizes[n]) > magnitude(tmp); n--)
                 sizes[n + 1] = sizes[n]
             sizes[n + 1] = tmp
         }
         print series[i] > (dir "/sweep.dat")
         for (j = 1; j <= size_count; j++)
-            print cell[sizes[j], col("size")], cell[sizes[j], col("gbps")] > (dir "/sweep.dat")
+            print magnitude(sizes[j]), cell[sizes[j], col("gbps")] > (dir "/sweep.dat")
         printf "\n\n" > (dir "/sweep.dat")
         split(series[i], words, " ")
         if (!(words[1] in color_of)) color_of[words[1]] = ++color_count

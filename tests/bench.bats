@@ -16,7 +16,6 @@ setup() {
     emu_build=$EMU_BUILD
     cuda_build=$CUDA_BUILD
     results="$BATS_TEST_TMPDIR/results"
-    header="lesson,variant,scope,size,bytes,flops,reps,median_ms,min_ms,spread_pct,gbps,gflops,peak_gbps,peak_gflops,pct_peak,speedup,check,max_error,device,backend,driver,runtime,cpu_threads,cache,date"
 }
 
 # A build folder whose lesson01 is the stand-in program.
@@ -35,7 +34,8 @@ fake_build() {
     assert_output --partial "CPU emulation"
     file="$results/cpu-emulation.csv"
     [ -s "$file" ]
-    [ "$(head -n 1 "$file")" = "$header" ]
+    # the header is the program's own, with the date of the run after it
+    [ "$(head -n 1 "$file")" = "$("$emu_build/lesson01" -n 1 --only cpu --reps 1 --csv | head -n 1),date" ]
     # one row per variant and scope at each size: cpu host, and kernel and
     # end-to-end for each GPU variant; all checks pass, all rows say emu
     for size in 1000 4099; do
@@ -45,10 +45,8 @@ fake_build() {
         assert_output --partial "optimized/end-to-end"
         [ "$(printf '%s\n' "$output" | sort | uniq -d)" = "" ] || fail "a row is repeated at n=$size"
     done
-    run awk -F , 'NR > 1 && $17 != "PASS" && $17 != "REF"' "$file"
-    assert_output ""
-    run awk -F , 'NR > 1 && $20 != "emu"' "$file"
-    assert_output ""
+    assert_equal "$(csv_column check <"$file" | sort -u | tr '\n' ' ')" "PASS REF n/a "
+    assert_equal "$(csv_column backend <"$file" | sort -u)" "emu"
     run sh plots/plot.sh --check "$file"
     assert_success
 }
@@ -80,7 +78,7 @@ cpu/host/4099"
     file="$results/cpu-emulation.csv"
     [ "$(grep -c '^lesson,' "$file")" -eq 1 ]
     [ "$(wc -l < "$file")" -eq 5 ]
-    run awk -F , 'NR > 1 && $25 !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$/' "$file"
+    run grep -v -x -E '[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z' < <(csv_column date <"$file")
     assert_output ""
 }
 
@@ -135,4 +133,25 @@ cpu/host/4099"
         run sh common/bench.sh lesson01
     assert_failure
     assert_output --partial "$BATS_TEST_TMPDIR/nothing/lesson01 not found"
+}
+
+@test "bench.sh reads each lesson's sweep from its lesson.conf" {
+    fake_build
+    BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" BENCH_RESULTS_DIR="$results" \
+        run sh common/bench.sh lesson01
+    assert_success
+    local expected
+    expected=$(lesson_setting lesson01 BENCH_SIZES_EMU)
+    [ -n "$expected" ] || fail "lessons/01-*/lesson.conf has no BENCH_SIZES_EMU"
+    for size in $expected; do
+        assert_line "  lesson01 n=$size: ok, 2 rows"
+    done
+}
+
+@test "make bench's results go to an ignored folder: the checkout stays clean" {
+    git -C "$REPO" check-ignore -q plots/results/cpu-emulation.csv ||
+        fail "plots/results/ is not ignored by git"
+    ! git -C "$REPO" check-ignore -q plots/reference/nvidia-h100-80gb-hbm3.csv ||
+        fail "the committed reference results are ignored"
+    git -C "$REPO" ls-files --error-unmatch plots/reference/nvidia-h100-80gb-hbm3.csv >/dev/null
 }

@@ -79,3 +79,41 @@ setup() {
     assert_success
     assert_output --partial "exercise01: PASS (all 10 sizes)"
 }
+
+@test "make lesson99 names the lessons that exist and fails" {
+    run make --no-print-directory lesson99
+    assert_failure 2
+    assert_output --partial "there is no lesson99: the lessons are lesson01"
+}
+
+@test "a CUDA_ARCH that is not an architecture is refused, naming the valid ones" {
+    run make --no-print-directory CUDA_ARCH=abc doctor
+    assert_failure
+    assert_output --partial "CUDA_ARCH=abc: expected one of 75 80 86"
+    refute_output --partial "ready"
+    run make --no-print-directory CUDA_ARCH=60 lesson01
+    assert_failure
+    assert_output --partial "CUDA_ARCH=60: expected one of"
+}
+
+@test "every lesson folder has a lesson.conf naming a program that exists" {
+    for dir in lessons/[0-9][0-9]-*; do
+        [ -f "$dir/lesson.conf" ] || fail "$dir has no lesson.conf"
+        local program
+        program=$(sed -n 's/^PROGRAM[[:space:]]*=[[:space:]]*//p' "$dir/lesson.conf")
+        [ -f "$dir/$program" ] || fail "$dir/lesson.conf names PROGRAM '$program', which is not there"
+    done
+}
+
+@test "make doctor names gnuplot as missing, with the line that installs it" {
+    local bin="$BATS_TEST_TMPDIR/bin"
+    mkdir -p "$bin"
+    # a PATH with everything doctor looks for but gnuplot
+    for tool in sh sed grep tr head cat printf dirname basename command g++ make bats nvidia-smi; do
+        local found
+        found=$(command -v "$tool" 2>/dev/null) && [ "${found#/}" != "$found" ] && ln -sf "$found" "$bin/$tool"
+    done
+    PATH="$bin" run sh common/doctor.sh
+    assert_output --partial "missing: gnuplot"
+    assert_output --partial "sudo apt-get install bats bats-assert bats-support gnuplot-nox"
+}

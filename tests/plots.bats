@@ -16,12 +16,20 @@ setup() {
     cd "$repo" || return 1
 }
 
+# Drawing needs gnuplot; checking files does not. Without it the drawing
+# tests are skipped, saying so (the TAP summary counts the skips).
+needs_gnuplot() {
+    command -v gnuplot >/dev/null 2>&1 ||
+        skip "gnuplot is not installed: sudo apt-get install gnuplot-nox"
+}
+
 # PNG files start with the bytes 89 50 4E 47 ("\x89PNG").
 is_png() {
     [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e47" ]
 }
 
 @test "make plots turns one results file into PNG and SVG charts" {
+    needs_gnuplot
     run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"
     assert_success
     for chart in speedup peak sweep roofline; do
@@ -37,6 +45,7 @@ is_png() {
 }
 
 @test "chart titles name the lesson and the device" {
+    needs_gnuplot
     run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"
     assert_success
     # two title lines: what ran where, then what the chart shows
@@ -47,6 +56,7 @@ is_png() {
 }
 
 @test "a lesson that only appears in the CSV gets its charts with no change to the scripts" {
+    needs_gnuplot
     # lesson02 and its cub variant are named nowhere in plots/
     run grep -rlw 'lesson02\|cub' plots/*.gp plots/*.sh plots/*.awk
     assert_failure
@@ -56,6 +66,7 @@ is_png() {
 }
 
 @test "emulation results say CPU emulation in the title and skip % of peak with a reason" {
+    needs_gnuplot
     run sh plots/plot.sh "$out" "$fixtures/test-emulation.csv"
     assert_success
     assert_output --partial "skipped test-emulation-lesson01-peak: CPU emulation has no device peaks"
@@ -65,6 +76,7 @@ is_png() {
 }
 
 @test "the chart across machines appears only when several results files are given" {
+    needs_gnuplot
     run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"
     assert_success
     [ ! -e "$out/lesson01-across-machines.png" ]
@@ -97,7 +109,7 @@ is_png() {
     printf 'a,b,c\n1,2,3\n' > "$BATS_TEST_TMPDIR/other.csv"
     run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/other.csv"
     assert_failure
-    assert_output --partial "other.csv: line 1: the header is not the lesson CSV header"
+    assert_output --partial "other.csv: line 1: the header is not a lesson CSV header"
 }
 
 @test "an empty results file is refused" {
@@ -133,6 +145,28 @@ is_png() {
     [ ! -e "$out/test-gpu-a-lesson01-sweep.png" ]
 }
 
+@test "a lesson CSV header without a column the charts read is refused, naming it" {
+    sed '1s/,gbps,/,speed,/' "$fixtures/test-gpu-a.csv" > "$BATS_TEST_TMPDIR/no-gbps.csv"
+    run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/no-gbps.csv"
+    assert_failure
+    assert_output --partial "no-gbps.csv: line 1: the header has no column gbps"
+}
+
+@test "a results file as the lesson programs write it now is accepted, columns read by name" {
+    # the fixtures are older files, without the elements and pct_copy columns; this one has them
+    printf '%s\n' \
+        "lesson,variant,scope,size,elements,bytes,flops,reps,median_ms,min_ms,spread_pct,gbps,gflops,peak_gbps,peak_gflops,pct_peak,pct_copy,speedup,check,max_error,device,backend,driver,runtime,cpu_threads,cache" \
+        "lesson02,cpu,host,640x480,307200,1228800,0,3,0.5,0.5,1.00,2.4576,0,,,,,1,REF,0,Test CPU,emu,n/a,n/a,2,cold" \
+        "lesson02,naive,kernel,640x480,307200,1228800,0,3,0.25,0.25,1.00,4.9152,0,,,,50,2,PASS,0,Test CPU,emu,n/a,n/a,2,cold" \
+        > "$BATS_TEST_TMPDIR/now.csv"
+    run sh plots/plot.sh --check "$BATS_TEST_TMPDIR/now.csv"
+    assert_success
+    sed -i 's/,640x480,/,640x480x3x2,/' "$BATS_TEST_TMPDIR/now.csv"
+    run sh plots/plot.sh --check "$BATS_TEST_TMPDIR/now.csv"
+    assert_failure
+    assert_output --partial "size is '640x480x3x2', expected N, WxH or MxNxK"
+}
+
 @test "plot.sh --check accepts the fixtures without drawing" {
     run sh plots/plot.sh --check "$fixtures/test-gpu-a.csv" "$fixtures/test-gpu-b.csv" \
         "$fixtures/test-emulation.csv"
@@ -141,6 +175,7 @@ is_png() {
 }
 
 @test "only the latest run in a results file is drawn" {
+    needs_gnuplot
     # an older run at a larger size, then the fixture's run: the old size must go
     results="$BATS_TEST_TMPDIR/two-runs.csv"
     head -n 1 "$fixtures/test-gpu-a.csv" > "$results"

@@ -48,3 +48,19 @@ lesson_programs() {
 field_count() {
     awk -F, '{ print NF }' <<<"$1"
 }
+
+# lesson_setting lesson01 KEY: the value of "KEY = value" in the lesson's lesson.conf
+lesson_setting() {
+    sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$REPO"/lessons/"${1#lesson}"-*/lesson.conf
+}
+
+# csv_column NAME: the values of that column (by header name) in the CSV on stdin
+csv_column() {
+    awk -F , -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+                           { print $c }'
+}
+
+# The variant names a lesson's --help lists, one per line.
+lesson_variants() {
+    "$BUILD/$1" --help | sed -n '/^variants:$/,/^$/p' | sed -n 's/^  \([a-z0-9_-]\+\) .*/\1/p'
+}

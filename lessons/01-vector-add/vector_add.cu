@@ -31,8 +31,6 @@
  */
 #include "workbook.h"
 
-#include <string.h>
-
 /* 256 threads = 8 warps of 32: a common first choice, large enough to hide
  * memory latency, small enough that several blocks fit on one SM. The naive
  * kernel's block size can be changed with --threads-per-block. */
@@ -90,191 +88,104 @@ __global__ void vector_add_optimized(const float *__restrict__ a, const float *_
         c[i] = a[i] + b[i];
 }
 
-/* ---- launch code -------------------------------------------------------- */
+/* ---- launchers: one short function per GPU variant ------------------------ */
 
-/* Everything one timed call needs: host arrays h_*, device arrays d_*. */
-typedef struct {
-    const float *h_a, *h_b;
-    float *h_c;           /* where GPU results are copied back */
-    float *h_c_reference; /* the CPU's result */
-    float *d_a, *d_b, *d_c;
-    long long n;
-    size_t vector_bytes;
-    int naive_threads_per_block;
-    int optimized_blocks_per_grid;
-} vector_add_job;
+/* Buffer indices, in the order of the declaration below. */
+enum { A, B, C };
 
-static void run_cpu(void *context)
+static long long naive_threads_per_block = NAIVE_DEFAULT_THREADS_PER_BLOCK;
+static int optimized_blocks_per_grid;
+
+static void run_cpu(const wb_data *data)
 {
-    vector_add_job *job = (vector_add_job *)context;
-    vector_add_cpu(job->h_a, job->h_b, job->h_c_reference, job->n);
+    vector_add_cpu((const float *)data->host[A], (const float *)data->host[B],
+                   (float *)data->host[C], data->shape.n);
 }
 
-static void launch_naive(vector_add_job *job)
+static void run_naive(const wb_data *data)
 {
-    /* round up, so that the last partial block still gets launched */
-    long long blocks_per_grid =
-        (job->n + job->naive_threads_per_block - 1) / job->naive_threads_per_block;
-    /* at most 2^30 blocks (the size limit in `lesson` below sees to it): the cast is exact */
-    vector_add_naive<<<(unsigned int)blocks_per_grid, job->naive_threads_per_block>>>(
-        job->d_a, job->d_b, job->d_c, job->n);
+    long long n = data->shape.n;
+    /* round up, so that the last partial block still gets launched; at most
+     * 2^30 blocks (max_elements below sees to it), so the cast is exact */
+    unsigned int blocks_per_grid =
+        (unsigned int)((n + naive_threads_per_block - 1) / naive_threads_per_block);
+    vector_add_naive<<<blocks_per_grid, (int)naive_threads_per_block>>>(
+        (const float *)data->device[A], (const float *)data->device[B], (float *)data->device[C],
+        n);
     CUDA_CHECK_LAUNCH();
 }
 
-static void launch_optimized(vector_add_job *job)
+static void run_optimized(const wb_data *data)
 {
-    vector_add_optimized<<<job->optimized_blocks_per_grid, OPTIMIZED_THREADS_PER_BLOCK>>>(
-        job->d_a, job->d_b, job->d_c, job->n);
+    vector_add_optimized<<<optimized_blocks_per_grid, OPTIMIZED_THREADS_PER_BLOCK>>>(
+        (const float *)data->device[A], (const float *)data->device[B], (float *)data->device[C],
+        data->shape.n);
     CUDA_CHECK_LAUNCH();
 }
 
-static void copy_inputs_to_device(vector_add_job *job)
-{
-    CUDA_CHECK(cudaMemcpy(job->d_a, job->h_a, job->vector_bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(job->d_b, job->h_b, job->vector_bytes, cudaMemcpyHostToDevice));
-}
-
-static void copy_result_to_host(vector_add_job *job)
-{
-    CUDA_CHECK(cudaMemcpy(job->h_c, job->d_c, job->vector_bytes, cudaMemcpyDeviceToHost));
-}
-
-static void run_naive_end_to_end(void *context)
-{
-    vector_add_job *job = (vector_add_job *)context;
-    copy_inputs_to_device(job);
-    launch_naive(job);
-    copy_result_to_host(job);
-}
-
-static void run_naive_kernel(void *context)
-{
-    launch_naive((vector_add_job *)context);
-}
-
-static void run_optimized_kernel(void *context)
-{
-    launch_optimized((vector_add_job *)context);
-}
-
-static void run_optimized_end_to_end(void *context)
-{
-    vector_add_job *job = (vector_add_job *)context;
-    copy_inputs_to_device(job);
-    launch_optimized(job);
-    copy_result_to_host(job);
-}
-
-/* Enough blocks to fill every SM as far as occupancy allows, and no more
- * than there are float4s to go round: the grid-stride loop does the rest. */
-static int optimized_grid_size(const wb_device *device, long long n)
+/* Once per run, before any timing: enough blocks to fill every SM as far as
+ * occupancy allows, and no more than there are float4s to go round; the
+ * grid-stride loop does the rest. */
+static void prepare(const wb_data *data)
 {
     int blocks_per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &blocks_per_sm, vector_add_optimized, OPTIMIZED_THREADS_PER_BLOCK, 0));
-    long long filling_grid = (long long)blocks_per_sm * device->prop.multiProcessorCount;
-    long long needed = (n / 4 + OPTIMIZED_THREADS_PER_BLOCK - 1) / OPTIMIZED_THREADS_PER_BLOCK;
+    long long filling_grid = (long long)blocks_per_sm * data->device_info->prop.multiProcessorCount;
+    long long needed =
+        (data->shape.n / 4 + OPTIMIZED_THREADS_PER_BLOCK - 1) / OPTIMIZED_THREADS_PER_BLOCK;
     long long blocks = needed < filling_grid ? needed : filling_grid;
-    return blocks > 0 ? (int)blocks : 1;
+    optimized_blocks_per_grid = blocks > 0 ? (int)blocks : 1;
 }
 
-/* Before a GPU variant is timed, run it once on a poisoned output (all bits
- * set reads as NaN) and compare what comes back with the CPU's result. */
-static wb_check_result check_variant(vector_add_job *job, wb_function run_once)
-{
-    memset(job->h_c, 0xFF, job->vector_bytes);
-    CUDA_CHECK(cudaMemset(job->d_c, 0xFF, job->vector_bytes));
-    copy_inputs_to_device(job);
-    run_once(job);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    copy_result_to_host(job);
-    return wb_check(job->h_c_reference, job->h_c, job->n, WB_ATOL, WB_RTOL);
-}
+/* ---- the declaration: what common/ runs, checks and times ----------------- */
 
-static void measure(wb_run *run, vector_add_job *job, const char *variant, const char *scope,
-                    wb_function run_once)
-{
-    /* the check leaves a and b on the device, where the kernel-only runs expect them */
-    wb_check_result check = check_variant(job, run_once);
-    wb_timing timing = wb_time_device(run, run_once, job);
-    wb_report(run, variant, scope, &timing, &check);
-}
+static long long vector_length(const wb_shape *shape) { return shape->n; }
+/* read a and b, write c: 12 bytes and one addition per element */
+static double bytes_moved(const wb_shape *shape) { return 3.0 * sizeof(float) * shape->n; }
+static double additions(const wb_shape *shape) { return (double)shape->n; }
 
-static long long naive_threads_per_block = NAIVE_DEFAULT_THREADS_PER_BLOCK;
+static const wb_buffer buffers[] = {
+    {.name = "a", .type = WB_FLOAT, .role = WB_INPUT, .count = vector_length, .low = -1, .high = 1},
+    {.name = "b", .type = WB_FLOAT, .role = WB_INPUT, .count = vector_length, .low = -1, .high = 1},
+    {.name = "c", .type = WB_FLOAT, .role = WB_OUTPUT, .count = vector_length},
+};
+
+static const wb_variant variants[] = {
+    {.name = "cpu", .description = "the C loop on every core (OpenMP): the reference",
+     .scope = WB_HOST, .run = run_cpu},
+    {.name = "naive", .description = "one thread per element, a grid as long as the array",
+     .scope = WB_KERNEL | WB_END_TO_END, .run = run_naive},
+    {.name = "optimized", .description = "grid-stride loop over float4, a grid that fills the GPU",
+     .scope = WB_KERNEL | WB_END_TO_END, .run = run_optimized},
+};
 
 /* At least one warp (32) per block, at most the 1024 threads a block can have. */
-static wb_extra_option lesson_options[] = {
-    {"--threads-per-block", "threads per block of the naive kernel", &naive_threads_per_block,
-     32, 1024},
-    {NULL, NULL, NULL, 0, 0},
+static const wb_option options[] = {
+    {.flag = "--threads-per-block", .help = "threads per block of the naive kernel",
+     .value = &naive_threads_per_block, .min = 32, .max = 1024},
 };
 
 static const wb_lesson lesson = {
-    "lesson01", "vector add: c = a + b, float32", "elements per vector",
-    10 * 1000 * 1000,
+    .name = "lesson01",
+    .title = "vector add: c = a + b, float32",
+    .rank = 1,
+    .size_meaning = "elements per vector",
+    .default_size = "10M",
     /* 32 Gi elements, 384 GB of arrays: beyond any GPU's memory, and the naive
      * grid, n / 32 = 2^30 blocks at most, stays below gridDim.x's limit of 2^31 - 1 */
-    1LL << 35,
-    lesson_options,
+    .max_dimension = 1LL << 35,
+    .max_elements = 1LL << 35,
+    .buffers = buffers, .buffer_count = WB_COUNT(buffers),
+    .variants = variants, .variant_count = WB_COUNT(variants),
+    .bytes = bytes_moved,
+    .flops = additions,
+    .copy_anchor = 1,
+    .options = options, .option_count = WB_COUNT(options),
+    .prepare = prepare,
 };
 
 int main(int argc, char **argv)
 {
-    wb_options options = wb_parse_options(&lesson, argc, argv);
-    long long n = options.size;
-    size_t vector_bytes = (size_t)n * sizeof(float);
-
-    wb_problem problem;
-    problem.bytes = 3.0 * vector_bytes; /* read a and b, write c */
-    problem.flops = (double)n;          /* one addition per element */
-    problem.host_bytes = 4 * vector_bytes; /* a, b, the CPU's c, the GPU's c */
-    problem.device_bytes = 3 * vector_bytes;
-    wb_run run = wb_begin(&lesson, &options, &problem);
-
-    vector_add_job job;
-    memset(&job, 0, sizeof job);
-    job.n = n;
-    job.vector_bytes = vector_bytes;
-    job.naive_threads_per_block = (int)naive_threads_per_block;
-    float *h_a = (float *)wb_alloc_host(vector_bytes, "a");
-    float *h_b = (float *)wb_alloc_host(vector_bytes, "b");
-    job.h_c = (float *)wb_alloc_host(vector_bytes, "the GPU's c");
-    job.h_c_reference = (float *)wb_alloc_host(vector_bytes, "the CPU's c");
-    wb_fill_random(h_a, n, -1.0f, 1.0f, 2 * options.seed);
-    wb_fill_random(h_b, n, -1.0f, 1.0f, 2 * options.seed + 1);
-    job.h_a = h_a;
-    job.h_b = h_b;
-
-    /* The CPU result is the reference for every check, so it is computed
-     * even when --only leaves the CPU row out of the table. */
-    run_cpu(&job);
-    if (options.variants & WB_CPU) {
-        wb_timing timing = wb_time_host(&run, run_cpu, &job);
-        wb_report(&run, "cpu", "host", &timing, NULL);
-    }
-
-    if (run.device.gpu_available) {
-        CUDA_CHECK(cudaMalloc(&job.d_a, vector_bytes));
-        CUDA_CHECK(cudaMalloc(&job.d_b, vector_bytes));
-        CUDA_CHECK(cudaMalloc(&job.d_c, vector_bytes));
-        job.optimized_blocks_per_grid = optimized_grid_size(&run.device, n);
-
-        if (options.variants & WB_NAIVE) {
-            measure(&run, &job, "naive", "end-to-end", run_naive_end_to_end);
-            measure(&run, &job, "naive", "kernel", run_naive_kernel);
-        }
-        if (options.variants & WB_OPTIMIZED) {
-            measure(&run, &job, "optimized", "kernel", run_optimized_kernel);
-            measure(&run, &job, "optimized", "end-to-end", run_optimized_end_to_end);
-        }
-        CUDA_CHECK(cudaFree(job.d_a));
-        CUDA_CHECK(cudaFree(job.d_b));
-        CUDA_CHECK(cudaFree(job.d_c));
-    }
-
-    free(h_a);
-    free(h_b);
-    free(job.h_c);
-    free(job.h_c_reference);
-    return wb_finish(&run);
+    return wb_main(&lesson, argc, argv);
 }
