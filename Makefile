@@ -82,6 +82,8 @@ lesson_number = $(firstword $(subst -, ,$(notdir $(1))))
 # $(call setting,DIR,KEY): the value of "KEY = value" in DIR/lesson.conf
 setting = $(shell sed -n 's/^$(2)[[:space:]]*=[[:space:]]*//p' $(1)/lesson.conf 2>/dev/null)
 lesson_source = $(addprefix $(1)/,$(call setting,$(1),PROGRAM))
+# LIBS for every backend; CUDA_LIBS (NVIDIA's libraries: -lcublas) for nvcc only
+lesson_libraries = $(call setting,$(1),LIBS) $(if $(filter cuda,$(BACKEND)),$(call setting,$(1),CUDA_LIBS))
 LESSONS := $(foreach dir,$(LESSON_DIRS),lesson$(call lesson_number,$(dir)))
 EXERCISE_DIRS := $(foreach dir,$(LESSON_DIRS),$(if $(call setting,$(dir),EXERCISE),$(dir)))
 EXERCISES := $(foreach dir,$(EXERCISE_DIRS),exercise$(call lesson_number,$(dir)))
@@ -98,7 +100,7 @@ all: $(LESSONS)
 # define ... endef writes the same three rules for every lesson directory.
 define lesson_rules
 $(BUILD)/lesson$(call lesson_number,$(1)): $(patsubst %.cu,$(BUILD)/%.o,$(call lesson_source,$(1))) $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call setting,$(1),LIBS) $$(LINK_LIBRARIES)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
 
 lesson$(call lesson_number,$(1)): check-compiler $(BUILD)/lesson$(call lesson_number,$(1))
 	@cp -f $(BUILD)/lesson$(call lesson_number,$(1)) $$@
@@ -109,10 +111,10 @@ endef
 # make solutionNN: the same with the worked solution in solutions/.
 define exercise_rules
 $(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE)).o $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call setting,$(1),LIBS) $$(LINK_LIBRARIES)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
 
 $(BUILD)/solution$(call lesson_number,$(1)): $(BUILD)/solutions/$(notdir $(1))/$(basename $(call setting,$(1),EXERCISE)).o $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call setting,$(1),LIBS) $$(LINK_LIBRARIES)
+	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
 
 exercise$(call lesson_number,$(1)): check-compiler $(BUILD)/exercise$(call lesson_number,$(1))
 	@./$(BUILD)/exercise$(call lesson_number,$(1))

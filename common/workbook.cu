@@ -39,6 +39,7 @@ void wb_cuda_check(cudaError_t status, const char *call, const char *file, int l
 
 /* What the user typed, cut to a length that fits on one line of a message. */
 #define ECHO_LIMIT 40
+static void describe_shape(wb_shape *shape);
 static const char *echo(const char *typed, char *room, size_t size)
 {
     if (strlen(typed) <= ECHO_LIMIT)
@@ -104,6 +105,21 @@ static long long parse_ranged(const char *flag, const char *text, long long min,
         usage_error("%s value '%s' is out of range (%lld to %lld)", flag,
                     echo(text, shown, sizeof shown), min, max);
     return value;
+}
+
+void wb_set_shape(wb_shape *shape, long long first, long long second, long long third)
+{
+    if (shape->rank == 1) {
+        shape->n = first;
+    } else if (shape->rank == 2) {
+        shape->width = first;
+        shape->height = second;
+    } else {
+        shape->m = first;
+        shape->n = second;
+        shape->k = third;
+    }
+    describe_shape(shape);
 }
 
 static void describe_shape(wb_shape *shape)
@@ -278,10 +294,13 @@ static void print_help(const wb_lesson *lesson)
     for (int i = 0; i < lesson->option_count; i++) {
         const wb_option *option = &lesson->options[i];
         char left[40];
-        snprintf(left, sizeof left, "%s %s", option->flag, option->text ? "TEXT" : "N");
+        snprintf(left, sizeof left, "%s %s", option->flag,
+                 option->present ? "" : option->text ? "TEXT" : "N");
         if (i == 0)
             printf("\n%s options:\n", lesson->name);
-        if (option->text)
+        if (option->present)
+            printf("      %-16s %s\n", left, option->help);
+        else if (option->text)
             printf("      %-16s %s%s%s%s\n", left, option->help, *option->text ? " (default " : "",
                    *option->text ? *option->text : "", *option->text ? ")" : "");
         else
@@ -360,6 +379,12 @@ static wb_options parse_options(const wb_lesson *lesson, int argc, char **argv)
                 extra = &lesson->options[o];
         if (!known && !extra)
             usage_error("unknown option '%s'", echo(flag, shown, sizeof shown));
+        if (extra && extra->present) {
+            if (value)
+                usage_error("%s takes no value", name);
+            *extra->present = 1;
+            continue;
+        }
         if (!value) {
             /* "--reps --csv": the next word is another flag, not the value */
             int next_is_flag = i + 1 < argc && argv[i + 1][0] == '-' &&
@@ -687,8 +712,8 @@ static void print_header(const wb_run *run)
     if (!device->gpu_available)
         printf("device   none usable: %s\n", device->why_unavailable);
     else if (device->emulated)
-        printf("device   %s (backend emu: GPU code runs on the CPU, its times are CPU emulation\n"
-               "         times, not GPU times)\n", device->prop.name);
+        printf("device   %s, backend emu: GPU code runs on the CPU,\n"
+               "         so its times are CPU emulation times, not GPU times\n", device->prop.name);
     else
         printf("device   %s, compute capability %d.%d, %d SMs, %s\n"
                "         peak %.0f GB/s memory bandwidth, %.1f TFLOP/s FP32 "
@@ -1293,6 +1318,10 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
     memset(&run, 0, sizeof run);
     run.lesson = lesson;
     run.options = parse_options(lesson, argc, argv);
+    if (lesson->input_shape) {
+        lesson->input_shape(&run.options.shape);
+        describe_shape(&run.options.shape);
+    }
     run.data.shape = run.options.shape;
     for (int b = 0; b < lesson->buffer_count; b++) {
         run.count[b] = lesson->buffers[b].count(&run.data.shape);
@@ -1330,6 +1359,12 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
         if (run.options.selected[v])
             measure_variant(&run, &lesson->variants[v], 0);
 
+    if (lesson->finish) {
+        for (int b = 0; b < lesson->buffer_count; b++)
+            if (lesson->buffers[b].role != WB_INPUT)
+                run.data.host[b] = run.reference[b];
+        lesson->finish(&run.data);
+    }
     release(&run);
     return finish(&run);
 }

@@ -147,13 +147,15 @@ typedef struct {
 /* ---- the lesson -------------------------------------------------------- */
 
 /* An extra option of the lesson, listed by --help: a whole number in
- * [min, max] (value), or a text such as a file name (text). */
+ * [min, max] (value), a text such as a file name (text), or a switch
+ * without a value (present). */
 typedef struct {
     const char *flag;  /* "--threads-per-block" */
     const char *help;  /* one line */
     long long *value;  /* holds the default, receives the parsed number */
     long long min, max;
     const char **text; /* instead of value: holds the default, receives the text */
+    int *present;      /* instead of value: set to 1 when the flag is given */
 } wb_option;
 
 typedef struct {
@@ -175,6 +177,13 @@ typedef struct {
     /* called once when the GPU is usable, after allocation: for launch
      * settings that come from the device (grid sizes from the SM count). */
     void (*prepare)(const wb_data *data);
+    /* optional: called after the command line is read, before anything is
+     * allocated; a lesson whose input is a file sets the shape from it
+     * (wb_set_shape) and refuses a bad file with one line and exit 2. */
+    void (*input_shape)(wb_shape *shape);
+    /* optional: called at the end with host[] holding the CPU's outputs
+     * (which every passing variant matched): to write an output file. */
+    void (*finish)(const wb_data *data);
 } wb_lesson;
 
 #define WB_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
@@ -182,6 +191,10 @@ typedef struct {
 /* Runs the lesson: parses argv, runs, checks, times and reports every
  * selected variant, and returns the exit code for main. */
 int wb_main(const wb_lesson *lesson, int argc, char **argv);
+
+/* Sets a shape's dimensions (1-D: n; 2-D: width, height; 3-D: m, n, k) and
+ * the fields that follow from them. */
+void wb_set_shape(wb_shape *shape, long long first, long long second, long long third);
 
 /* The tolerance of a float sum added in another order than the reference.
  * Each addition rounds with a relative error of at most u = 2^-24; a sum whose

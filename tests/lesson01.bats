@@ -69,8 +69,8 @@ assert_every_variant_passes() {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     run "$EMU_BUILD/lesson01" -n 1000 --reps 1 --warmup 0
     assert_success
-    assert_line --partial "(backend emu: GPU code runs on the CPU, its times are CPU emulation"
-    assert_line --regexp "^ +times, not GPU times\)$"
+    assert_line --regexp "^device   CPU emulation .*, backend emu: GPU code runs on the CPU,$"
+    assert_line "         so its times are CPU emulation times, not GPU times"
 }
 
 @test "lesson01 --only naive runs the naive variant alone, still checked against the CPU" {
