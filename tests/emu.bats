@@ -7,6 +7,7 @@
 # emulator report exactly the bug they contain. The rest checks emucc as a compiler: launches
 # over several lines, error lines that point into the .cu, dependency files for make.
 
+bats_require_minimum_version 1.5.0
 bats_load_library bats-support
 bats_load_library bats-assert
 
@@ -15,25 +16,41 @@ EMUCC="$REPO/common/emu/emucc"
 SELF_CHECKING=(vector_add reduce_shared warp_shuffle transpose atomics constant_memory
     launch_syntax grids syncthreads_reduce votes bad_launch occupancy)
 
+# The host compilers the emulator is tested with: g++, and clang++ where it is installed
+# (CI installs it). Each builds its own copy of the runtime and of every program.
+compilers() {
+    for compiler in g++ clang++; do
+        command -v "$compiler" >/dev/null 2>&1 && echo "$compiler"
+    done
+}
+
 setup_file() {
-    export BIN="$BATS_FILE_TMPDIR/bin"
-    mkdir -p "$BIN"
+    export ALL_BIN="$BATS_FILE_TMPDIR/bin"
     # Compile from the repository root with relative paths, as make does: reports name
     # tests/emu/NAME.cu:LINE.
     cd "$REPO"
-    # Build the runtime first (one process), then the programs two at a time.
-    "$EMUCC" -o "$BIN/vector_add" tests/emu/vector_add.cu
-    local sources=()
-    for source in tests/emu/*.cu; do
-        [ "$(basename "$source")" = vector_add.cu ] || sources+=("$source")
+    for compiler in $(compilers); do
+        local bin="$ALL_BIN/$compiler"
+        mkdir -p "$bin"
+        # The runtime first (one process), then the programs two at a time. A program that does
+        # not build leaves its log and no binary: its own tests fail, saying so; the others run.
+        CXX=$compiler CUDA_EMU_CACHE="$bin/runtime" "$EMUCC" -o "$bin/vector_add" \
+            tests/emu/vector_add.cu 2>"$bin/vector_add.build.log" || true
+        ls tests/emu/*.cu | grep -v '/vector_add.cu$' | xargs -P 2 -I{} sh -c \
+            'name=$(basename "{}" .cu); CXX=$0 CUDA_EMU_CACHE="$1/runtime" "$2" -o "$1/$name" "{}" 2>"$1/$name.build.log" || true' \
+            "$compiler" "$bin" "$EMUCC"
     done
-    printf '%s\n' "${sources[@]}" | xargs -P 2 -I{} sh -c \
-        'name=$(basename "{}" .cu); "$0" -o "$1/$name" "{}" 2>"$1/$name.build.log" || echo "$name" >>"$1/failed"' \
-        "$EMUCC" "$BIN"
-    if [ -f "$BIN/failed" ]; then
-        cat "$BIN"/*.build.log >&2
-        return 1
-    fi
+}
+
+setup() {
+    # the programs built with g++; run_in_every_order also runs the clang++ ones
+    BIN="$ALL_BIN/g++"
+}
+
+# Fails the test with the compiler's messages when program $2 did not build with compiler $1.
+require_built() {
+    local bin="$ALL_BIN/$1"
+    [ -x "$bin/$2" ] || fail "$2 did not build with $1: $(cat "$bin/$2.build.log" 2>/dev/null)"
 }
 
 line_of() {  # line_of FILE TEXT: the line number where TEXT first appears
@@ -42,10 +59,13 @@ line_of() {  # line_of FILE TEXT: the line number where TEXT first appears
 
 run_in_every_order() {
     local name=$1
-    for order in forward reverse random:12345; do
-        CUDA_EMU_ORDER=$order run "$BIN/$name"
-        assert_success
-        assert_output "PASS $name"
+    for compiler in $(compilers); do
+        require_built "$compiler" "$name"
+        for order in forward reverse random:12345; do
+            CUDA_EMU_ORDER=$order run "$ALL_BIN/$compiler/$name"
+            assert_success
+            assert_output "PASS $name"
+        done
     done
 }
 
@@ -53,6 +73,22 @@ run_in_every_order() {
 
 @test "vector add is right for 1, a prime and 2^20+1 elements in every thread order" {
     run_in_every_order vector_add
+}
+
+@test "a program that includes the whole C++ standard library builds and runs, with g++ and clang++" {
+    run_in_every_order std_headers
+}
+
+@test "every test program builds with every host compiler" {
+    local missing=""
+    for compiler in $(compilers); do
+        for source in "$REPO"/tests/emu/*.cu; do
+            local name
+            name=$(basename "$source" .cu)
+            [ -x "$ALL_BIN/$compiler/$name" ] || missing="$missing $compiler:$name"
+        done
+    done
+    [ -z "$missing" ] || fail "not built:$missing"
 }
 
 @test "shared-memory tree reduction is right with static and dynamic shared memory" {
@@ -184,10 +220,27 @@ run_in_every_order() {
     assert_output --partial "nan"
 }
 
-@test "a bad CUDA_EMU_ORDER value is refused with the accepted values" {
-    CUDA_EMU_ORDER=sideways run "$BIN/vector_add"
-    assert_failure 1
-    assert_output --partial "cuda-emu: CUDA_EMU_ORDER=sideways is not understood; expected forward, reverse, random or random:SEED"
+@test "a bad CUDA_EMU_ORDER value is refused with the accepted values and exit status 2" {
+    CUDA_EMU_ORDER=sideways run --separate-stderr "$BIN/vector_add"
+    assert_failure 2
+    assert_output ""
+    assert_equal "$stderr" "cuda-emu: CUDA_EMU_ORDER=sideways is not understood; expected forward, reverse, random or random:SEED"
+}
+
+@test "a bad number in a CUDA_EMU_ setting is refused with its range and exit status 2" {
+    CUDA_EMU_GUARD=yes run --separate-stderr "$BIN/vector_add"
+    assert_failure 2
+    assert_equal "$stderr" "cuda-emu: CUDA_EMU_GUARD=yes is not understood; expected a whole number from 0 to 1"
+    CUDA_EMU_WORKERS=0 run --separate-stderr "$BIN/vector_add"
+    assert_failure 2
+    [[ "$stderr" == *"CUDA_EMU_WORKERS=0 is not understood; expected a whole number from 1 to 1024" ]]
+}
+
+@test "a misspelt CUDA_EMU_ setting is refused, not ignored" {
+    CUDA_EMU_GAURD=1 run --separate-stderr "$BIN/vector_add"
+    assert_failure 2
+    [[ "$stderr" == "cuda-emu: CUDA_EMU_GAURD is not a setting of the emulator; the settings are "* ]] ||
+        fail "stderr: $stderr"
 }
 
 # ---- emucc behaves like nvcc for the Makefile and for students --------------------------------------

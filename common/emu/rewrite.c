@@ -4,7 +4,7 @@
  *     emu-rewrite INPUT.cu OUTPUT.cpp NAME_FOR_ERRORS
  * before handing the result to the host C++ compiler. Everything else CUDA adds (__global__,
  * __shared__, threadIdx, __syncthreads, ...) is handled by macros and functions in
- * common/emu/include/, so only two rewrites are needed:
+ * common/emu/include/, so only three rewrites are needed:
  *
  *   1. Kernel launches. `name<<<grid, block[, shared_bytes[, stream]]>>>(args)` becomes
  *        ::cuda_emu::launch(::cuda_emu::config(grid, block...), "name",
@@ -13,6 +13,10 @@
  *      configuration may span lines.
  *   2. `extern __shared__ T name[];` (dynamic shared memory, sized at launch) becomes a pointer
  *      to the running block's buffer: `T *const name = (decltype(name))...;`.
+ *   3. `__noinline__` becomes `__attribute__((noinline))`. It cannot be a macro: the C++
+ *      standard library writes `__attribute__((__noinline__))` and `[[__gnu__::__noinline__]]`,
+ *      which such a macro would break. Only the user's code is rewritten, so the library is left
+ *      as it is.
  *
  * Comments, string literals, character literals and numbers (1'000'000) are copied untouched.
  * Line numbers are kept exactly: the output starts with `#line 1 "NAME_FOR_ERRORS"`, and every
@@ -318,6 +322,11 @@ int main(int argc, char **argv) {
             while (end < src_len && is_ident_char(src[end])) end++;
             size_t len = end - i;
             if (len == 9 && strncmp(src + i, "namespace", 9) == 0) next_brace_is_namespace = 1;
+            if (len == 12 && strncmp(src + i, "__noinline__", 12) == 0) {
+                emit_str("__attribute__((noinline))");
+                i = end;
+                continue;
+            }
             if (len == 6 && strncmp(src + i, "extern", 6) == 0) {
                 size_t next = skip_space_and_comments(end);
                 if (strncmp(src + next, "__shared__", 10) == 0 && !is_ident_char(src[next + 10])) {

@@ -36,13 +36,42 @@
 
 #include "internal.h"
 
+extern char** environ;  // the process's environment (POSIX), for refuse_unknown_settings
+
 namespace cuda_emu {
 
 // ---- Settings -----------------------------------------------------------------------------------
 namespace {
 
+// A setting the emulator cannot read is a usage error, like a bad command-line option: one
+// line and exit status 2, before any kernel runs with a setting the user did not mean.
 [[noreturn]] void bad_setting(const char* name, const char* value, const char* expected) {
-    fatal("%s=%s is not understood; expected %s", name, value, expected);
+    report("%s=%.40s is not understood; expected %s", name, value, expected);
+    fflush(stdout);
+    _exit(2);
+}
+
+// Every CUDA_EMU_* variable the emulator knows (CUDA_EMU_CACHE is emucc's, at compile time).
+const char* const known_settings[] = {"CUDA_EMU_ORDER",   "CUDA_EMU_GUARD",    "CUDA_EMU_POISON",
+                                      "CUDA_EMU_TIMEOUT", "CUDA_EMU_WORKERS",  "CUDA_EMU_STACK_KB",
+                                      "CUDA_EMU_CACHE"};
+
+// A misspelt setting (CUDA_EMU_GAURD=1) would otherwise be ignored without a word.
+void refuse_unknown_settings() {
+    for (char** variable = environ; *variable; variable++) {
+        if (strncmp(*variable, "CUDA_EMU_", 9) != 0) continue;
+        size_t length = strcspn(*variable, "=");
+        bool known = false;
+        for (const char* name : known_settings)
+            known |= strlen(name) == length && strncmp(*variable, name, length) == 0;
+        if (!known) {
+            report("%.*s is not a setting of the emulator; the settings are CUDA_EMU_ORDER, "
+                   "CUDA_EMU_GUARD, CUDA_EMU_POISON, CUDA_EMU_TIMEOUT, CUDA_EMU_WORKERS and "
+                   "CUDA_EMU_STACK_KB (emucc --help)", (int)(length < 40 ? length : 40), *variable);
+            fflush(stdout);
+            _exit(2);
+        }
+    }
 }
 
 long read_number(const char* name, long low, long high, long fallback) {
@@ -59,6 +88,7 @@ long read_number(const char* name, long low, long high, long fallback) {
 }
 
 Settings read_settings() {
+    refuse_unknown_settings();
     Settings s;
     if (const char* order = getenv("CUDA_EMU_ORDER"); order && *order) {
         if (strcmp(order, "forward") == 0) {

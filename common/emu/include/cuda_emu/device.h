@@ -31,7 +31,8 @@
 #define __managed__
 #define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// __noinline__ is not a macro: the standard library spells GCC's attribute the same way
+// (__attribute__((__noinline__))), so emucc's rewriter replaces it in the user's code instead.
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __grid_constant__
