@@ -68,8 +68,9 @@ ifeq ($(BACKEND),cuda)
   LINK_DEPENDENCIES :=
 else
   COMPILER := $(EMUCC)
-  BUILD := build/emu
-  ARCH_FLAGS :=
+  # SANITIZE=1: built with emucc --sanitize, for make sanitize
+  BUILD := build/emu$(if $(SANITIZE),-sanitize)
+  ARCH_FLAGS := $(if $(SANITIZE),--sanitize)
   # emucc links the emulator's runtime into every program: relink when it changes
   LINK_DEPENDENCIES := $(EMUCC) $(wildcard common/emu/runtime/* common/emu/include/*.h common/emu/include/*/*.h)
 endif
@@ -91,7 +92,7 @@ SOLUTIONS := $(foreach dir,$(EXERCISE_DIRS),solution$(call lesson_number,$(dir))
 
 COMMON_OBJECT := $(BUILD)/common/workbook.o
 
-.PHONY: all help test test-programs nvcc-check bench plots doctor clean \
+.PHONY: all help test test-programs nvcc-check bench plots doctor clean sanitize \
         $(LESSONS) $(EXERCISES) $(SOLUTIONS) check-compiler
 
 all: $(LESSONS)
@@ -185,6 +186,19 @@ endif
 	  WORKBOOK_GPU_COUNT=$(GPU_COUNT) bats --tap tests | tee build/tests.tap; \
 	  status=$$?; sh common/tap-summary.sh build/tests.tap; exit $$status
 
+# make sanitize: every lesson at a small size under the bug finders. On a GPU:
+# NVIDIA's compute-sanitizer (memcheck, racecheck, initcheck, synccheck); without
+# one: the lessons built with emucc --sanitize, in three thread orders, with
+# guard pages and poisoned memory.
+sanitize:
+ifneq ($(filter-out 0,$(GPU_COUNT)),)
+	$(MAKE) --no-print-directory BACKEND=cuda all
+	SANITIZE_TOOL=compute-sanitizer SANITIZE_BUILD=build/cuda-sm$(CUDA_ARCH) sh common/sanitize.sh $(LESSONS)
+else
+	$(MAKE) --no-print-directory BACKEND=emu SANITIZE=1 $(foreach lesson,$(LESSONS),build/emu-sanitize/$(lesson))
+	SANITIZE_TOOL=emu SANITIZE_BUILD=build/emu-sanitize sh common/sanitize.sh $(LESSONS)
+endif
+
 # ---- lab tools ----------------------------------------------------------------
 
 doctor:
@@ -202,6 +216,8 @@ help:
 	@echo "  bench          run every lesson over its lesson.conf sweep; append to plots/results/<device>.csv;"
 	@echo "                 then the emulator's own benchmark (context switch, 16M reduction)"
 	@echo "  plots          check plots/reference/*.csv and plots/results/*.csv, draw charts into plots/out/"
+	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
+	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
 	@echo "  doctor         check this machine: nvcc, driver, GPUs, the architecture built for"
 	@echo "  clean          remove build/ and the lesson programs"
 	@echo ""

@@ -286,15 +286,21 @@ void report_fault(int signal_number, siginfo_t* info, void* context) {
             fatal("use after free: %s at byte %lld of a %zu-byte allocation (made at %s:%d) that was "
                   "already freed with cudaFree, in %s",
                   access, offset, g.size, g.file, g.line, where_text);
-        char relation[64];
+        char relation[64], line[1100];
+#if defined(__x86_64__) && defined(REG_RIP)
+        code_line((const void*)((ucontext_t*)context)->uc_mcontext.gregs[REG_RIP], false, line,
+                  sizeof line);
+#else
+        snprintf(line, sizeof line, "an unknown line");
+#endif
         if (offset < 0)
             snprintf(relation, sizeof relation, "%lld bytes before its start", -offset);
         else if (offset == (long long)g.size)
             snprintf(relation, sizeof relation, "the first byte past its end");
         else
             snprintf(relation, sizeof relation, "%lld bytes past its end", offset - (long long)g.size + 1);
-        fatal("out-of-bounds %s in %s: byte offset %lld of a %zu-byte allocation made at %s:%d (%s)",
-              access, where_text, offset, g.size, g.file, g.line, relation);
+        fatal("out-of-bounds %s in %s at %s: byte offset %lld of a %zu-byte allocation made at "
+              "%s:%d (%s)", access, where_text, line, offset, g.size, g.file, g.line, relation);
     }
 #ifdef SI_KERNEL
     // A fault the processor raises without a page address: on x86-64, a general protection fault.

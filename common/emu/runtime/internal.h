@@ -68,4 +68,22 @@ constexpr size_t optin_shared_per_block = 163 * 1024;
 size_t dynamic_shared_limit();
 void set_last_error(cudaError_t error);
 
+// ---- emucc --sanitize (sanitize.cpp) ------------------------------------------------------------
+// What the checks need to know of the running block; the scheduler keeps it up to date (plain
+// stores, so programs built without --sanitize pay nothing worth measuring).
+struct SanitizeState {
+    bool in_block;            // checks are on and a block is running on this worker
+    int thread;               // the running GPU thread, as an index within the block
+    uint32_t block_serial;    // which block, of all this worker ran
+    uint32_t block_epoch;     // __syncthreads completed in this block so far
+    uint32_t warp_epoch[max_threads_per_block / 32];  // warp barriers completed, per warp
+};
+extern __thread SanitizeState sanitize_state;
+extern bool sanitize_enabled;  // set when the program was compiled with emucc --sanitize
+void sanitize_block_start(char* dynamic_base, size_t dynamic_bytes);
+void sanitize_block_end();
+void sanitize_mark_atomic(void* address, size_t size);
+// "file:line" of a code address, from the program's debug information (addr2line).
+void code_line(const void* pc, bool is_return_address, char* text, size_t size);
+
 }  // namespace cuda_emu

@@ -153,6 +153,7 @@ void make_current(Block* b, int t) {
     b->threads[t].state = RUNNING;
     b->current = t;
     threadIdx = b->threads[t].index;
+    sanitize_state.thread = t;
 }
 
 [[noreturn]] void report_stall(Block* b);
@@ -279,6 +280,7 @@ const char* op_name(const GpuThread& t) {
 // ---- __syncthreads and friends ------------------------------------------------------------------
 
 void release_block_barrier(Block* b) {
+    sanitize_state.block_epoch++;  // what comes after the barrier is ordered after what came before
     const GpuThread& first = b->threads[0];
     int count = 0;
     for (unsigned t = 0; t < b->thread_count; t++) {
@@ -365,6 +367,7 @@ uint64_t lane_result(const Block* b, int warp, uint32_t group, int lane) {
 }
 
 void release_warp(Block* b, int warp, uint32_t group) {
+    sanitize_state.warp_epoch[warp]++;
     for (int lane = 0; lane < 32; lane++)
         if ((group >> lane) & 1) b->threads[warp * 32 + lane].result = lane_result(b, warp, group, lane);
     b->warp_waiting[warp] &= ~group;
@@ -483,7 +486,11 @@ void run_block(Worker* w, const Grid& grid, uint64_t linear) {
     }  // forward and reverse keep the order setup_block_shape wrote
     if (settings().poison && grid.config.shared_bytes)
         std::memset(dynamic_shared_base, 0xff, grid.config.shared_bytes);
+    sanitize_state.in_block = sanitize_enabled;
+    if (sanitize_enabled) sanitize_block_start(dynamic_shared_base, grid.config.shared_bytes);
     run_threads(b, nullptr);
+    if (sanitize_state.in_block) sanitize_block_end();
+    sanitize_state.in_block = false;
     note_progress();
 }
 

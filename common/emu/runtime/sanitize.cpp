@@ -1,0 +1,451 @@
+// runtime/sanitize.cpp - the checks of `emucc --sanitize`: shared-memory data races, reads of
+// shared memory nobody wrote, out-of-bounds accesses to dynamic shared memory, and warp-level
+// races that need __syncwarp(), each reported with the kernel, block, threads and source lines.
+//
+// Part of the CPU emulation backend (common/emu/). How it sees every memory access: emucc
+// --sanitize compiles the program's .cu files with the compiler's ThreadSanitizer
+// instrumentation (-fsanitize=thread, in GCC and clang alike), which puts a call such as
+// __tsan_read4(address) before every load and __tsan_write4(address) before every store, but
+// links without ThreadSanitizer's own runtime. The functions it calls are defined here instead:
+// each one tells in two comparisons whether the address is in the running block's shared
+// memory, and only then consults the shadow state below. Programs built without --sanitize
+// never call them.
+//
+// Shared memory in the emulator: static __shared__ arrays are thread_local variables of the
+// program (its TLS segment, one copy per worker thread, reused block after block), dynamic
+// shared memory is one buffer per worker. The shadow keeps, per 4-byte word, the last write and
+// the last two reads of the current block, each with the GPU thread, the barrier generation
+// (block_epoch, counted by the scheduler at every __syncthreads) and the warp generation (warp
+// barriers: __syncwarp, shuffles, votes) it happened in. Two accesses to one word by different
+// threads, at least one a write, in the same barrier generation are a race: nothing ordered
+// them, and on a GPU the result depends on timing. Entries carry the block's serial number, so
+// nothing needs clearing between blocks.
+#include <dlfcn.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "internal.h"
+
+namespace cuda_emu {
+
+__thread SanitizeState sanitize_state;
+bool sanitize_enabled = false;
+
+namespace {
+
+constexpr size_t word_bytes = 4;
+// Dynamic shared memory: an access up to this far past the end (or before the start) is
+// reported as out of bounds; farther ones are not shared memory at all.
+constexpr size_t dynamic_red_zone = 4096;
+
+struct Access {
+    const void* pc;  // where in the program; null: none in this block
+    uint32_t block_serial;
+    uint32_t block_epoch;
+    uint32_t warp_epoch;
+    uint16_t thread;
+};
+
+struct Word {
+    Access write, read, other_read;  // other_read: the last read by a thread other than read's
+    uint32_t written_serial;         // the block that wrote this word (for never-written reads)
+};
+
+struct Region {
+    char* start = nullptr;
+    size_t size = 0;
+    std::vector<Word> shadow;
+};
+
+// Per worker thread: the program's TLS segment (static __shared__) and the dynamic buffer.
+thread_local Region static_region, dynamic_region;
+thread_local bool regions_known = false;
+// The emulator's own thread_local variables live in the same TLS segment; kernels read them
+// (threadIdx.x), the scheduler writes them: they are no shared memory.
+thread_local char* emulator_variables[6];
+
+int find_tls(struct dl_phdr_info* info, size_t, void* data) {
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data) {
+            Region* region = static_cast<Region*>(data);
+            region->start = static_cast<char*>(info->dlpi_tls_data);
+            region->size = info->dlpi_phdr[i].p_memsz;
+            return 1;  // the first object with TLS is the program itself
+        }
+    }
+    return 0;
+}
+
+void learn_regions() {
+    regions_known = true;
+    dl_iterate_phdr(find_tls, &static_region);
+    static_region.shadow.assign(static_region.size / word_bytes + 1, Word{});
+    emulator_variables[0] = reinterpret_cast<char*>(&threadIdx);
+    emulator_variables[1] = reinterpret_cast<char*>(&blockIdx);
+    emulator_variables[2] = reinterpret_cast<char*>(&blockDim);
+    emulator_variables[3] = reinterpret_cast<char*>(&gridDim);
+    emulator_variables[4] = reinterpret_cast<char*>(&dynamic_shared_base);
+    emulator_variables[5] = reinterpret_cast<char*>(&sanitize_state);
+}
+
+bool is_emulator_variable(const char* address) {
+    static const size_t sizes[6] = {sizeof threadIdx, sizeof blockIdx, sizeof blockDim,
+                                    sizeof gridDim, sizeof dynamic_shared_base,
+                                    sizeof sanitize_state};
+    for (int i = 0; i < 6; i++)
+        if (address >= emulator_variables[i] && address < emulator_variables[i] + sizes[i])
+            return true;
+    return false;
+}
+
+// ---- Reports ------------------------------------------------------------------------------------
+
+// The program's own load address, to turn a return address into an offset addr2line reads.
+uintptr_t program_base() {
+    static uintptr_t base = 0;
+    static bool known = false;
+    if (!known) {
+        known = true;
+        dl_iterate_phdr([](struct dl_phdr_info* info, size_t, void* data) {
+            *static_cast<uintptr_t*>(data) = info->dlpi_addr;
+            return 1;  // the first object is the program
+        }, &base);
+    }
+    return base;
+}
+
+}  // namespace
+
+// "file:line" of the code at pc. A return address (the call to a check) is looked up one byte
+// back, inside the call. Inlined code is followed outwards to the first frame outside the
+// emulator's own headers: the student's line.
+void code_line(const void* pc, bool is_return_address, char* text, size_t size) {
+    snprintf(text, size, "an unknown line (build with -g, or emucc --sanitize, for line numbers)");
+    char exe[4096];
+    ssize_t length = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (length <= 0) return;
+    exe[length] = 0;
+    char command[4300];
+    snprintf(command, sizeof command, "addr2line -i -e '%s' 0x%lx 2>/dev/null", exe,
+             (unsigned long)(reinterpret_cast<uintptr_t>(pc) - (is_return_address ? 1 : 0) -
+                             program_base()));
+    FILE* pipe = popen(command, "r");
+    if (!pipe) return;
+    char line[1024];
+    bool found = false;
+    while (fgets(line, sizeof line, pipe)) {
+        line[strcspn(line, "\n")] = 0;
+        size_t length = strlen(line);
+        bool unknown = strncmp(line, "??", 2) == 0 ||
+                       (length >= 2 && line[length - 2] == ':' &&
+                        (line[length - 1] == '?' || line[length - 1] == '0'));
+        if (found || unknown) continue;
+        char* discriminator = strstr(line, " (discriminator");
+        if (discriminator) *discriminator = 0;
+        // paths relative to where the program runs, as the compiler was given them
+        char here[4096];
+        const char* shown = line;
+        if (getcwd(here, sizeof here) && strncmp(line, here, strlen(here)) == 0 &&
+            line[strlen(here)] == '/')
+            shown = line + strlen(here) + 1;
+        snprintf(text, size, "%s", shown);
+        found = strstr(line, "/emu/include/") == nullptr;
+    }
+    pclose(pipe);
+}
+
+namespace {
+
+void source_line(const void* pc, char* text, size_t size) { code_line(pc, true, text, size); }
+
+void thread_text(uint16_t linear, char* text, size_t size) {
+    unsigned x = blockDim.x, y = blockDim.y;
+    snprintf(text, size, "(%u,%u,%u)", linear % x, linear / x % y, linear / (x * y));
+}
+
+const char* kernel_name() {
+    Location where = current_location();
+    return where.kernel ? where.kernel : "?";
+}
+
+[[noreturn]] void report_race(const Access& earlier, bool earlier_writes, const Access& now,
+                              bool now_writes, bool same_warp) {
+    char block[48], first[48], second[48], first_line[1100], second_line[1100];
+    snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
+    thread_text(earlier.thread, first, sizeof first);
+    thread_text(now.thread, second, sizeof second);
+    source_line(earlier.pc, first_line, sizeof first_line);
+    source_line(now.pc, second_line, sizeof second_line);
+    report("data race on shared memory in kernel %s, block %s:", kernel_name(), block);
+    report("  thread %s %s at %s", first, earlier_writes ? "writes" : "reads", first_line);
+    report("  thread %s %s at %s", second, now_writes ? "writes" : "reads", second_line);
+    if (same_warp)
+        report("both in one warp, with no __syncwarp() between: the threads of a warp do not run "
+               "in lockstep (since Volta); put __syncwarp() between the two, or use __shfl_*_sync");
+    else
+        report("with no __syncthreads() between: on a GPU the result depends on which thread "
+               "runs first; put a __syncthreads() between the write and the read");
+    die();
+}
+
+// A race inside one warp is reported when the block ends, unless a race between warps (a
+// missing __syncthreads, the likelier mistake) shows up first: code that lacks a
+// __syncthreads usually races inside warps too, and the first pair found is often in one warp.
+struct PendingRace {
+    bool pending;
+    Access earlier, now;
+    bool earlier_writes, now_writes;
+};
+thread_local PendingRace warp_race;
+// Likewise a read of a word nobody wrote yet: in reverse order the reader of a missing
+// __syncthreads often runs before the writer, and the race is the better report.
+thread_local Access uninitialized_read;
+
+void race(const Access& earlier, bool earlier_writes, const Access& now, bool now_writes,
+          bool same_warp) {
+    if (!same_warp) report_race(earlier, earlier_writes, now, now_writes, false);
+    if (!warp_race.pending) warp_race = PendingRace{true, earlier, now, earlier_writes, now_writes};
+}
+
+[[noreturn]] void report_uninitialized(const Access& read) {
+    char block[48], thread[48], line[1100];
+    snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
+    thread_text(read.thread, thread, sizeof thread);
+    source_line(read.pc, line, sizeof line);
+    report("read of shared memory that no thread of the block has written, in kernel %s, "
+           "block %s, thread %s, at %s", kernel_name(), block, thread, line);
+    report("shared memory starts undefined in every block: write it (and __syncthreads()) "
+           "before reading it");
+    die();
+}
+
+[[noreturn]] void report_out_of_bounds(const void* pc, const char* address, bool writes) {
+    char block[48], thread[48], line[1100];
+    snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
+    thread_text((uint16_t)sanitize_state.thread, thread, sizeof thread);
+    source_line(pc, line, sizeof line);
+    long offset = (long)(address - dynamic_region.start);
+    report("out-of-bounds %s of dynamic shared memory in kernel %s, block %s, thread %s, at %s: "
+           "byte offset %ld of %zu bytes (the launch's third <<<>>> argument)",
+           writes ? "write" : "read", kernel_name(), block, thread, line, offset,
+           dynamic_region.size);
+    die();
+}
+
+// ---- The check ----------------------------------------------------------------------------------
+
+// True when nothing orders the earlier access before the current thread's: same block, same
+// barrier generation, and, within one warp, no warp barrier since.
+bool unordered(const Access& earlier, bool* same_warp) {
+    const SanitizeState& s = sanitize_state;
+    if (!earlier.pc || earlier.block_serial != s.block_serial || earlier.thread == s.thread ||
+        earlier.block_epoch != s.block_epoch)
+        return false;
+    *same_warp = earlier.thread / 32 == s.thread / 32;
+    return !*same_warp || earlier.warp_epoch == s.warp_epoch[s.thread / 32];
+}
+
+void check_word(Word& word, bool writes, const void* pc) {
+    const SanitizeState& s = sanitize_state;
+    Access now{pc, s.block_serial, s.block_epoch, s.warp_epoch[s.thread / 32], (uint16_t)s.thread};
+    bool same_warp = false;
+    if (unordered(word.write, &same_warp)) race(word.write, true, now, writes, same_warp);
+    if (writes) {
+        if (unordered(word.read, &same_warp)) race(word.read, false, now, true, same_warp);
+        if (unordered(word.other_read, &same_warp))
+            race(word.other_read, false, now, true, same_warp);
+        word.write = now;
+        word.written_serial = s.block_serial;
+        return;
+    }
+    if (word.written_serial != s.block_serial && !uninitialized_read.pc)
+        uninitialized_read = Access{pc, s.block_serial, s.block_epoch, 0, (uint16_t)s.thread};
+    if (word.read.block_serial == s.block_serial && word.read.thread != now.thread &&
+        word.read.block_epoch == now.block_epoch)
+        word.other_read = word.read;
+    word.read = now;
+}
+
+inline void check(const void* address, size_t size, bool writes, const void* pc) {
+    if (!sanitize_state.in_block) return;
+    const char* a = static_cast<const char*>(address);
+    if (!regions_known) learn_regions();
+    Region* region = nullptr;
+    if (a >= static_region.start && a < static_region.start + static_region.size) {
+        if (is_emulator_variable(a)) return;
+        region = &static_region;
+    } else if (dynamic_region.start && a + dynamic_red_zone >= dynamic_region.start &&
+               a < dynamic_region.start + dynamic_region.size + dynamic_red_zone) {
+        if (a < dynamic_region.start || a + size > dynamic_region.start + dynamic_region.size)
+            report_out_of_bounds(pc, a, writes);
+        region = &dynamic_region;
+    } else {
+        return;  // registers spilled to the stack, global memory, constants: not shared
+    }
+    size_t first = (size_t)(a - region->start) / word_bytes;
+    size_t last = (size_t)(a + size - 1 - region->start) / word_bytes;
+    for (size_t w = first; w <= last && w < region->shadow.size(); w++)
+        check_word(region->shadow[w], writes, pc);
+}
+
+}  // namespace
+
+// Called by the scheduler when a block's threads have all finished.
+void sanitize_block_end() {
+    if (warp_race.pending) {
+        const PendingRace r = warp_race;
+        report_race(r.earlier, r.earlier_writes, r.now, r.now_writes, true);
+    }
+    if (uninitialized_read.pc) report_uninitialized(uninitialized_read);
+}
+
+// Called by the scheduler when a worker starts a block (the dynamic buffer may have moved).
+void sanitize_block_start(char* dynamic_base, size_t dynamic_bytes) {
+    sanitize_state.block_serial++;
+    if (sanitize_state.block_serial == 0) sanitize_state.block_serial = 1;  // 0 means "never"
+    sanitize_state.block_epoch = 0;
+    memset(sanitize_state.warp_epoch, 0, sizeof sanitize_state.warp_epoch);
+    if (dynamic_region.start != dynamic_base || dynamic_region.size != dynamic_bytes) {
+        dynamic_region.start = dynamic_base;
+        dynamic_region.size = dynamic_bytes;
+        dynamic_region.shadow.assign(dynamic_bytes / word_bytes + 1, Word{});
+    }
+}
+
+}  // namespace cuda_emu
+
+// ---- The functions the instrumented code calls --------------------------------------------------
+using cuda_emu::check;
+#define PC __builtin_return_address(0)
+
+extern "C" {
+void __tsan_init() { cuda_emu::sanitize_enabled = true; }
+void __tsan_func_entry(void*) {}
+void __tsan_func_exit() {}
+void __tsan_ignore_thread_begin() {}
+void __tsan_ignore_thread_end() {}
+void __tsan_vptr_update(void**, void*) {}
+void __tsan_vptr_read(void**) {}
+
+#define PLAIN_ACCESS(size)                                                              \
+    void __tsan_read##size(void* a) { check(a, size, false, PC); }                      \
+    void __tsan_write##size(void* a) { check(a, size, true, PC); }                      \
+    void __tsan_unaligned_read##size(void* a) { check(a, size, false, PC); }            \
+    void __tsan_unaligned_write##size(void* a) { check(a, size, true, PC); }            \
+    void __tsan_volatile_read##size(void* a) { check(a, size, false, PC); }             \
+    void __tsan_volatile_write##size(void* a) { check(a, size, true, PC); }             \
+    void __tsan_unaligned_volatile_read##size(void* a) { check(a, size, false, PC); }   \
+    void __tsan_unaligned_volatile_write##size(void* a) { check(a, size, true, PC); }   \
+    void __tsan_read##size##_pc(void* a, void* pc) { check(a, size, false, pc); }       \
+    void __tsan_write##size##_pc(void* a, void* pc) { check(a, size, true, pc); }
+PLAIN_ACCESS(1)
+PLAIN_ACCESS(2)
+PLAIN_ACCESS(4)
+PLAIN_ACCESS(8)
+PLAIN_ACCESS(16)
+void __tsan_read_range(void* a, unsigned long size) { check(a, size, false, PC); }
+void __tsan_write_range(void* a, unsigned long size) { check(a, size, true, PC); }
+void* __tsan_memcpy(void* to, const void* from, unsigned long size) {
+    check(from, size, false, PC);
+    check(to, size, true, PC);
+    return memcpy(to, from, size);
+}
+void* __tsan_memmove(void* to, const void* from, unsigned long size) {
+    check(from, size, false, PC);
+    check(to, size, true, PC);
+    return memmove(to, from, size);
+}
+void* __tsan_memset(void* to, int value, unsigned long size) {
+    check(to, size, true, PC);
+    return memset(to, value, size);
+}
+
+// Atomics are never races (that is what they are for); they do the operation, sequentially
+// consistent whatever order was asked for, and count as a write for never-written reads.
+void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __tsan_atomic_signal_fence(int) {}
+
+#define MARK_WRITTEN(a, size) cuda_emu::sanitize_mark_atomic((void*)(a), size)
+#define ATOMICS(bits, T)                                                                        \
+    T __tsan_atomic##bits##_load(const volatile T* a, int) {                                    \
+        return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                            \
+    }                                                                                           \
+    void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                                 \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                               \
+    }                                                                                           \
+    T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                                 \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                     \
+    }                                                                                           \
+    T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                                \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                      \
+    }                                                                                           \
+    T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                                \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                      \
+    }                                                                                           \
+    T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                                \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                      \
+    }                                                                                           \
+    T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                                 \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                       \
+    }                                                                                           \
+    T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                                \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                      \
+    }                                                                                           \
+    T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) {                               \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                     \
+    }                                                                                           \
+    int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v, int,     \
+                                                      int) {                                    \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        return __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST,             \
+                                           __ATOMIC_SEQ_CST);                                   \
+    }                                                                                           \
+    int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* expected, T v, int,       \
+                                                    int) {                                      \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        return __atomic_compare_exchange_n(a, expected, v, true, __ATOMIC_SEQ_CST,              \
+                                           __ATOMIC_SEQ_CST);                                   \
+    }                                                                                           \
+    T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T expected, T v, int, int) {    \
+        MARK_WRITTEN(a, sizeof(T));                                                             \
+        __atomic_compare_exchange_n(a, &expected, v, false, __ATOMIC_SEQ_CST,                   \
+                                    __ATOMIC_SEQ_CST);                                          \
+        return expected;                                                                        \
+    }
+ATOMICS(8, char)
+ATOMICS(16, short)
+ATOMICS(32, int)
+ATOMICS(64, long)
+}  // extern "C"
+
+namespace cuda_emu {
+// An atomic on shared memory counts as a write for the never-written check, and races with
+// nothing: it is recorded as a write by no thread in particular.
+void sanitize_mark_atomic(void* address, size_t size) {
+    if (!sanitize_state.in_block) return;
+    char* a = static_cast<char*>(address);
+    if (!regions_known) learn_regions();
+    Region* region = nullptr;
+    if (a >= static_region.start && a < static_region.start + static_region.size)
+        region = &static_region;
+    else if (a >= dynamic_region.start && a < dynamic_region.start + dynamic_region.size)
+        region = &dynamic_region;
+    if (!region) return;
+    size_t word = (size_t)(a - region->start) / word_bytes;
+    if (word < region->shadow.size()) region->shadow[word].written_serial = sanitize_state.block_serial;
+}
+}  // namespace cuda_emu

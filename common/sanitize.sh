@@ -1,0 +1,77 @@
+#!/bin/sh
+# common/sanitize.sh - runs programs under the bug finders and says which come out clean.
+#
+#   make sanitize                       the usual way: builds every lesson for the checks, then:
+#   SANITIZE_BUILD=build/emu-sanitize sh common/sanitize.sh lesson01 lesson02
+#
+# Without a GPU the programs are the lessons built with `emucc --sanitize` (shared-memory races,
+# reads of shared memory nobody wrote, accesses past dynamic shared memory, warp races), and each
+# runs in three thread orders with CUDA_EMU_GUARD=1 (accesses past global arrays) and
+# CUDA_EMU_POISON=1 (uninitialized global memory reads as NaN and fails the lesson's check).
+# With a GPU (SANITIZE_TOOL=compute-sanitizer, which make sanitize sets when nvidia-smi lists
+# one) each runs under NVIDIA's compute-sanitizer tools memcheck, racecheck, initcheck and
+# synccheck. A lesson runs with the SMALL_ARGS of its lesson.conf: one quick run.
+#
+# Exit status: 0 when every program ran clean, 1 otherwise (the findings are printed), 2 usage.
+
+set -u
+program=sanitize.sh
+build=${SANITIZE_BUILD:-build/emu-sanitize}
+tool=${SANITIZE_TOOL:-emu}
+
+if [ $# -eq 0 ]; then
+    echo "usage: SANITIZE_BUILD=DIR [SANITIZE_TOOL=emu|compute-sanitizer] sh common/sanitize.sh PROGRAM..." >&2
+    exit 2
+fi
+case $tool in
+    emu) runs="forward reverse random:1" ;;
+    compute-sanitizer) runs="memcheck racecheck initcheck synccheck" ;;
+    *) echo "$program: SANITIZE_TOOL=$tool: expected emu or compute-sanitizer" >&2; exit 2 ;;
+esac
+
+# small_args lesson01: the SMALL_ARGS of its lesson.conf; nothing for other programs
+small_args() {
+    case $1 in
+        lesson[0-9][0-9]) sed -n 's/^SMALL_ARGS[[:space:]]*=[[:space:]]*//p' \
+                              lessons/"${1#lesson}"-*/lesson.conf 2>/dev/null ;;
+    esac
+}
+
+output=$(mktemp "${TMPDIR:-/tmp}/sanitize.XXXXXX") || exit 1
+trap 'rm -f "$output"' EXIT INT TERM
+failed=0
+echo "$program: $tool checks, programs in $build"
+for name in "$@"; do
+    if [ ! -x "$build/$name" ]; then
+        echo "  $name: not built in $build" >&2
+        failed=1
+        continue
+    fi
+    arguments=$(small_args "$name")
+    found=""
+    for run in $runs; do
+        # shellcheck disable=SC2086  # arguments is a list of words
+        if [ "$tool" = emu ]; then
+            CUDA_EMU_ORDER=$run CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 \
+                "$build/$name" $arguments > "$output" 2>&1
+        else
+            compute-sanitizer --tool "$run" --error-exitcode 1 "$build/$name" $arguments > "$output" 2>&1
+        fi
+        status=$?
+        if [ "$status" -ne 0 ]; then
+            found="$found $run"
+            echo "  $name ($run): FOUND a problem (exit status $status):"
+            grep -E 'cuda-emu:|=========|FAIL' "$output" | head -n 20 | sed 's/^/    /'
+        fi
+    done
+    if [ -z "$found" ]; then
+        echo "  $name ($(echo $runs | tr ' ' ',')): clean"
+    else
+        failed=1
+    fi
+done
+if [ "$failed" -ne 0 ]; then
+    echo "$program: problems found (see above)" >&2
+    exit 1
+fi
+echo "$program: every lesson ran clean"

@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+# tests/sanitize.bats - the specification of `emucc --sanitize` (common/emu/runtime/sanitize.cpp)
+# and of `make sanitize`: every shared-memory race is named with both lines whatever the thread
+# order, as are reads of shared memory nobody wrote, accesses past dynamic shared memory and
+# warp-synchronous code that needs __syncwarp(); correct programs report nothing.
+
+bats_require_minimum_version 1.5.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+EMUCC="$REPO/common/emu/emucc"
+# Correct programs that use shared memory, barriers, warp operations and atomics.
+CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add)
+BUGS=(bug_race_tree bug_missing_sync bug_warp_sync bug_shared_uninitialized bug_shared_out_of_bounds)
+
+setup_file() {
+    export BIN="$BATS_FILE_TMPDIR/bin"
+    mkdir -p "$BIN"
+    cd "$REPO"
+    CUDA_EMU_CACHE="$BIN/runtime" "$EMUCC" --sanitize -o "$BIN/vector_add" tests/emu/vector_add.cu \
+        2>"$BIN/vector_add.build.log" || true
+    printf '%s\n' "${CORRECT[@]}" "${BUGS[@]}" bug_out_of_bounds | grep -v '^vector_add$' |
+        xargs -P 2 -I{} sh -c 'CUDA_EMU_CACHE="$1/runtime" "$0" --sanitize -o "$1/{}" tests/emu/{}.cu 2>"$1/{}.build.log" || true' \
+            "$EMUCC" "$BIN"
+}
+
+line_of() {  # line_of FILE TEXT: the line number where TEXT first appears
+    grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1
+}
+
+require_built() {
+    [ -x "$BIN/$1" ] || fail "$1 did not build with --sanitize: $(cat "$BIN/$1.build.log")"
+}
+
+@test "correct programs report nothing under --sanitize, in every thread order" {
+    for name in "${CORRECT[@]}"; do
+        require_built "$name"
+        for order in forward reverse random:7; do
+            CUDA_EMU_ORDER=$order run "$BIN/$name"
+            assert_success
+            assert_output "PASS $name"
+        done
+    done
+}
+
+@test "a tree reduction without __syncthreads, right in reverse order, is named with its line in every order" {
+    require_built bug_race_tree
+    local line
+    line=$(line_of "$REPO/tests/emu/bug_race_tree.cu" "the racing read and write")
+    for order in forward reverse random:7; do
+        CUDA_EMU_ORDER=$order run "$BIN/bug_race_tree"
+        assert_failure 1
+        # blocks run on several cores at once: whichever finds its race first reports it
+        assert_line --regexp "^cuda-emu: data race on shared memory in kernel block_sums, block \([0-3],0,0\):$"
+        assert_line --regexp "^cuda-emu:   thread \([0-9]+,0,0\) (reads|writes) at tests/emu/bug_race_tree.cu:$line$"
+        assert_line --partial "with no __syncthreads() between"
+        refute_output --partial "PASS"
+    done
+}
+
+@test "a missing __syncthreads between a write and a neighbour's read names both lines and threads" {
+    require_built bug_missing_sync
+    local write read
+    write=$(line_of "$REPO/tests/emu/bug_missing_sync.cu" "tile[threadIdx.x] = i < n")
+    read=$(line_of "$REPO/tests/emu/bug_missing_sync.cu" "int left = ")
+    CUDA_EMU_ORDER=forward run "$BIN/bug_missing_sync"
+    assert_failure 1
+    assert_line --regexp "^cuda-emu: data race on shared memory in kernel left_sum, block \([0-7],0,0\):$"
+    assert_line "cuda-emu:   thread (31,0,0) writes at tests/emu/bug_missing_sync.cu:$write"
+    assert_line "cuda-emu:   thread (32,0,0) reads at tests/emu/bug_missing_sync.cu:$read"
+    CUDA_EMU_ORDER=reverse run "$BIN/bug_missing_sync"
+    assert_failure 1
+    assert_line --partial "with no __syncthreads() between"
+}
+
+@test "warp-synchronous code without __syncwarp is flagged as needing __syncwarp()" {
+    require_built bug_warp_sync
+    for order in forward reverse; do
+        CUDA_EMU_ORDER=$order run "$BIN/bug_warp_sync"
+        assert_failure 1
+        assert_line "cuda-emu: data race on shared memory in kernel block_sum, block (0,0,0):"
+        assert_line --partial "both in one warp, with no __syncwarp() between"
+        assert_line --regexp "^cuda-emu:   thread \(([0-9]|[12][0-9]|3[01]),0,0\) (reads|writes) at tests/emu/bug_warp_sync.cu:[0-9]+$"
+    done
+}
+
+@test "a read of shared memory that no thread wrote is reported with its line, block and thread" {
+    require_built bug_shared_uninitialized
+    local line
+    line=$(line_of "$REPO/tests/emu/bug_shared_uninitialized.cu" "the read of the halo")
+    run "$BIN/bug_shared_uninitialized"
+    assert_failure 1
+    assert_line --regexp "^cuda-emu: read of shared memory that no thread of the block has written, in kernel right_sum, block \([01],0,0\), thread \(31,0,0\), at tests/emu/bug_shared_uninitialized.cu:$line$"
+}
+
+@test "a write past the end of dynamic shared memory is reported with its line and offset" {
+    require_built bug_shared_out_of_bounds
+    local line
+    line=$(line_of "$REPO/tests/emu/bug_shared_out_of_bounds.cu" "BUG: thread blockDim.x - 1")
+    run "$BIN/bug_shared_out_of_bounds"
+    assert_failure 1
+    assert_line "cuda-emu: out-of-bounds write of dynamic shared memory in kernel shift, block (0,0,0), thread (63,0,0), at tests/emu/bug_shared_out_of_bounds.cu:$line: byte offset 256 of 256 bytes (the launch's third <<<>>> argument)"
+}
+
+@test "an access past a global allocation names the faulting line as well as the allocation" {
+    require_built bug_out_of_bounds
+    local access allocation
+    access=$(line_of "$REPO/tests/emu/bug_out_of_bounds.cu" "BUG: should be i < n")
+    allocation=$(line_of "$REPO/tests/emu/bug_out_of_bounds.cu" "the allocation that is overrun")
+    CUDA_EMU_GUARD=1 run "$BIN/bug_out_of_bounds"
+    assert_failure 1
+    assert_output --partial "out-of-bounds write in kernel copy, block (1,0,0), thread (36,0,0) at tests/emu/bug_out_of_bounds.cu:$access: byte offset 400 of a 400-byte allocation made at tests/emu/bug_out_of_bounds.cu:$allocation"
+}
+
+@test "make sanitize runs every lesson clean under the emulator's checks" {
+    command -v nvidia-smi >/dev/null 2>&1 && skip "a GPU is present: make sanitize uses compute-sanitizer there"
+    cd "$REPO"
+    run make --no-print-directory sanitize
+    assert_success
+    for lesson in $(ls "$REPO"/lessons | sed -n 's/^\([0-9][0-9]\)-.*/lesson\1/p'); do
+        assert_line --regexp "^  $lesson .*: clean$"
+    done
+    assert_line --partial "every lesson ran clean"
+}
+
+@test "the sanitize script fails on a program with a race, naming it" {
+    require_built bug_race_tree
+    cd "$REPO"
+    SANITIZE_BUILD="$BIN" run sh common/sanitize.sh bug_race_tree
+    assert_failure
+    assert_output --partial "bug_race_tree"
+    assert_output --partial "data race on shared memory"
+}
