@@ -12,7 +12,8 @@ REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 EMUCC="$REPO/common/emu/emucc"
 # Correct programs that use shared memory, barriers, warp operations and atomics.
 CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add)
-BUGS=(bug_race_tree bug_missing_sync bug_warp_sync bug_shared_uninitialized bug_shared_out_of_bounds)
+BUGS=(bug_race_tree bug_missing_sync bug_warp_sync bug_shared_uninitialized bug_shared_out_of_bounds
+    bug_uninitialized)
 
 setup_file() {
     export BIN="$BATS_FILE_TMPDIR/bin"
@@ -92,6 +93,17 @@ require_built() {
     run "$BIN/bug_shared_uninitialized"
     assert_failure 1
     assert_line --regexp "^cuda-emu: read of shared memory that no thread of the block has written, in kernel right_sum, block \([01],0,0\), thread \(31,0,0\), at tests/emu/bug_shared_uninitialized.cu:$line$"
+}
+
+@test "a read of device memory that no copy, memset or kernel wrote is reported with its line and the allocation" {
+    require_built bug_uninitialized
+    local read allocation
+    read=$(line_of "$REPO/tests/emu/bug_uninitialized.cu" "atomicAdd(total, in[i])")
+    allocation=$(line_of "$REPO/tests/emu/bug_uninitialized.cu" "CHECK(cudaMalloc(&d_in")
+    run "$BIN/bug_uninitialized"
+    assert_failure 1
+    # half the input was copied: the first element past that half is the first one nobody wrote
+    assert_line --regexp "^cuda-emu: read of device memory that nothing wrote \(no copy, memset or kernel\), in kernel sum, block \([0-9]+,0,0\), thread \([0-9]+,0,0\), at tests/emu/bug_uninitialized.cu:$read: byte offset [0-9]+ of a 4000-byte allocation made at tests/emu/bug_uninitialized.cu:$allocation$"
 }
 
 @test "a write past the end of dynamic shared memory is reported with its line and offset" {

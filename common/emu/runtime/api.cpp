@@ -96,6 +96,9 @@ cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int l
     if (settings().poison && kind != Kind::pinned_host) memset(memory, 0xff, size);
     std::lock_guard<std::mutex> lock(allocations_mutex);
     allocations[(const char*)memory] = Allocation{size, kind, guard};
+    // --sanitize: device memory is tracked for reads of bytes nobody wrote (managed memory is
+    // written by host code the checks do not see, so it is left out)
+    if (sanitize_enabled && kind == Kind::device) sanitize_track(memory, size, file, line);
     *ptr = memory;
     return cudaSuccess;
 }
@@ -112,6 +115,7 @@ cudaError_t release(void* ptr, bool host_kind) {
         found = it->second;
         allocations.erase(it);
     }
+    if (sanitize_enabled) sanitize_untrack(ptr);
     if (settings().poison) memset(ptr, 0xff, found.size);  // reads after free show as NaN
     if (found.guarded)
         guarded_free(ptr);
@@ -374,6 +378,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpy
     if ((dst_device && !device_range_ok(dst, count)) || (src_device && !device_range_ok(src, count)))
         return fail(cudaErrorInvalidValue);
     memmove(dst, src, count);
+    if (sanitize_enabled) sanitize_mark_written(dst, count);
     return cudaSuccess;
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
@@ -393,6 +398,7 @@ cudaError_t cudaMemset(void* ptr, int value, size_t count) {
     if (count == 0) return cudaSuccess;
     if (!device_range_ok(ptr, count)) return fail(cudaErrorInvalidValue);
     memset(ptr, value, count);
+    if (sanitize_enabled) sanitize_mark_written(ptr, count);
     return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t) {

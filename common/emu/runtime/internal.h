@@ -83,6 +83,11 @@ extern bool sanitize_enabled;  // set when the program was compiled with emucc -
 void sanitize_block_start(char* dynamic_base, size_t dynamic_bytes);
 void sanitize_block_end();
 void sanitize_mark_atomic(void* address, size_t size);
+// Device allocations, for reads of global memory nobody wrote: tracked from cudaMalloc to
+// cudaFree; copies and memsets into them count as writes.
+void sanitize_track(const void* start, size_t size, const char* file, int line);
+void sanitize_untrack(const void* start);
+void sanitize_mark_written(const void* start, size_t size);
 // "file:line" of a code address, from the program's debug information (addr2line).
 void code_line(const void* pc, bool is_return_address, char* text, size_t size);
 

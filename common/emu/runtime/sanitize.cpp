@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <vector>
 
 #include "internal.h"
@@ -62,6 +63,24 @@ struct Region {
     size_t size = 0;
     std::vector<Word> shadow;
 };
+
+// Device allocations (cudaMalloc), with one byte per byte that says whether anything wrote it.
+// Changed only by the host thread between launches (launches are synchronous here), read by the
+// workers while a kernel runs.
+struct Tracked {
+    const char* start;
+    size_t size;
+    std::vector<unsigned char> written;
+    const char* file;
+    int line;
+};
+std::vector<Tracked> tracked;
+
+Tracked* tracked_at(const char* a) {
+    for (Tracked& t : tracked)
+        if (a >= t.start && a < t.start + t.size) return &t;
+    return nullptr;
+}
 
 // Per worker thread: the program's TLS segment (static __shared__) and the dynamic buffer.
 thread_local Region static_region, dynamic_region;
@@ -225,6 +244,31 @@ void race(const Access& earlier, bool earlier_writes, const Access& now, bool no
     die();
 }
 
+[[noreturn]] void report_unwritten_global(const void* pc, const Tracked& t, const char* address) {
+    char block[48], thread[48], line[1100];
+    snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
+    thread_text((uint16_t)sanitize_state.thread, thread, sizeof thread);
+    source_line(pc, line, sizeof line);
+    report("read of device memory that nothing wrote (no copy, memset or kernel), in kernel %s, "
+           "block %s, thread %s, at %s: byte offset %lld of a %zu-byte allocation made at %s:%d",
+           kernel_name(), block, thread, line, (long long)(address - t.start), t.size, t.file,
+           t.line);
+    die();
+}
+
+void check_global(const char* a, size_t size, bool writes, const void* pc) {
+    Tracked* t = tracked_at(a);
+    if (!t) return;
+    size_t first = (size_t)(a - t->start);
+    size_t end = std::min(first + size, t->size);
+    if (writes) {
+        memset(t->written.data() + first, 1, end - first);
+        return;
+    }
+    for (size_t i = first; i < end; i++)
+        if (!t->written[i]) report_unwritten_global(pc, *t, a + (i - first));
+}
+
 [[noreturn]] void report_out_of_bounds(const void* pc, const char* address, bool writes) {
     char block[48], thread[48], line[1100];
     snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
@@ -286,7 +330,9 @@ inline void check(const void* address, size_t size, bool writes, const void* pc)
             report_out_of_bounds(pc, a, writes);
         region = &dynamic_region;
     } else {
-        return;  // registers spilled to the stack, global memory, constants: not shared
+        // device memory; or the stack, constants, host memory: not tracked
+        if (!tracked.empty()) check_global(a, size, writes, pc);
+        return;
     }
     size_t first = (size_t)(a - region->start) / word_bytes;
     size_t last = (size_t)(a + size - 1 - region->start) / word_bytes;
@@ -295,6 +341,27 @@ inline void check(const void* address, size_t size, bool writes, const void* pc)
 }
 
 }  // namespace
+
+void sanitize_track(const void* start, size_t size, const char* file, int line) {
+    tracked.push_back(Tracked{static_cast<const char*>(start), size,
+                              std::vector<unsigned char>(size, 0), file, line});
+}
+
+void sanitize_untrack(const void* start) {
+    for (size_t i = 0; i < tracked.size(); i++)
+        if (tracked[i].start == start) {
+            tracked.erase(tracked.begin() + (long)i);
+            return;
+        }
+}
+
+void sanitize_mark_written(const void* start, size_t size) {
+    const char* a = static_cast<const char*>(start);
+    Tracked* t = tracked_at(a);
+    if (!t) return;
+    size_t first = (size_t)(a - t->start);
+    memset(t->written.data() + first, 1, std::min(size, t->size - first));
+}
 
 // Called by the scheduler when a block's threads have all finished.
 void sanitize_block_end() {
@@ -444,7 +511,10 @@ void sanitize_mark_atomic(void* address, size_t size) {
         region = &static_region;
     else if (a >= dynamic_region.start && a < dynamic_region.start + dynamic_region.size)
         region = &dynamic_region;
-    if (!region) return;
+    if (!region) {
+        sanitize_mark_written(address, size);  // an atomic on device memory writes it
+        return;
+    }
     size_t word = (size_t)(a - region->start) / word_bytes;
     if (word < region->shadow.size()) region->shadow[word].written_serial = sanitize_state.block_serial;
 }
