@@ -13,7 +13,7 @@ EMUCC="$REPO/common/emu/emucc"
 # Correct programs that use shared memory, barriers, warp operations and atomics.
 CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add)
 BUGS=(bug_race_tree bug_missing_sync bug_warp_sync bug_shared_uninitialized bug_shared_out_of_bounds
-    bug_uninitialized)
+    bug_shared_static_out_of_bounds bug_uninitialized)
 
 setup_file() {
     export BIN="$BATS_FILE_TMPDIR/bin"
@@ -113,6 +113,15 @@ require_built() {
     run "$BIN/bug_shared_out_of_bounds"
     assert_failure 1
     assert_line "cuda-emu: out-of-bounds write of dynamic shared memory in kernel shift, block (0,0,0), thread (63,0,0), at tests/emu/bug_shared_out_of_bounds.cu:$line: byte offset 256 of 256 bytes (the launch's third <<<>>> argument)"
+}
+
+@test "a write past the end of a static __shared__ array is reported with its line and the array" {
+    require_built bug_shared_static_out_of_bounds
+    local line
+    line=$(line_of "$REPO/tests/emu/bug_shared_static_out_of_bounds.cu" "// past the end")
+    run "$BIN/bug_shared_static_out_of_bounds"
+    assert_failure 1
+    assert_line --regexp "^cuda-emu: out-of-bounds write of shared memory in kernel with_right_neighbour, block \([01],0,0\), thread \(31,0,0\), at tests/emu/bug_shared_static_out_of_bounds.cu:$line: the first byte past the end of __shared__ tile \(128 bytes\)$"
 }
 
 @test "an access past a global allocation names the faulting line as well as the allocation" {

@@ -17,6 +17,12 @@
  *      standard library writes `__attribute__((__noinline__))` and `[[__gnu__::__noinline__]]`,
  *      which such a macro would break. Only the user's code is rewritten, so the library is left
  *      as it is.
+ *   4. With --sanitize (emucc --sanitize passes it as a fifth argument): around each static
+ *      `__shared__` declaration inside a function, small unused gaps, and calls that tell the
+ *      checks where each variable and gap lies, so that an access running past a __shared__
+ *      array into a gap is told from one inside it. (Registration is a call, not a
+ *      thread_local object: such objects bring guard variables that would sit between the
+ *      array and its gap.)
  *
  * Comments, string literals, character literals and numbers (1'000'000) are copied untouched.
  * Line numbers are kept exactly: the output starts with `#line 1 "NAME_FOR_ERRORS"`, and every
@@ -276,10 +282,87 @@ static size_t rewrite_extern_shared(size_t pos, int at_namespace_scope) {
     return end + 1;
 }
 
+/* ---- Rewrite 4 (--sanitize): where static __shared__ variables lie ---------------------------- */
+
+static int extent_count;
+
+/* src[pos] starts `__shared__ ...;` inside a function. Copies the declaration, then registers
+ * each declared variable (`T a[4], b;` declares a and b) and adds a gap after them. */
+static size_t register_static_shared(size_t pos) {
+    size_t end = pos, declarator_start = pos + strlen("__shared__");
+    int depth = 0;
+    char names[16][128];
+    int name_count = 0;
+    size_t name_start = 0, name_len = 0; /* the last identifier seen at depth 0 */
+    int named = 0;                       /* this declarator's name is known */
+    for (;;) {
+        if (end >= src_len) fail(pos, "__shared__ declaration without ';'");
+        size_t skipped = skip_literal(end);
+        if (skipped != end) {
+            end = skipped;
+            continue;
+        }
+        char c = src[end];
+        if (depth == 0 && is_ident_char(c)) {
+            size_t word = end;
+            while (end < src_len && is_ident_char(src[end])) end++;
+            if (!named) name_start = word, name_len = end - word;
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{' || c == '<') {
+            if (depth == 0 && (c == '[' || c == '{')) named = 1;
+            depth++;
+        } else if (c == ')' || c == ']' || c == '}' || c == '>') {
+            depth--;
+        } else if (depth == 0 && c == '=') {
+            named = 1;
+        } else if (depth == 0 && (c == ',' || c == ';')) {
+            if (name_len > 0 && name_len < 127 && name_count < 16) {
+                memcpy(names[name_count], src + name_start, name_len);
+                names[name_count++][name_len] = 0;
+            }
+            named = 0;
+            name_len = 0;
+            if (c == ';') break;
+        }
+        end++;
+    }
+    (void)declarator_start;
+    /* A gap before the declaration too, when it starts a statement: compilers lay thread_locals
+     * out in declaration order or in reverse, so one of the two gaps follows the variable. */
+    size_t last = out_len;
+    while (last > 0 && (is_space(out[last - 1]) || out[last - 1] == '\n')) last--;
+    if (name_count > 0 && last > 0 && strchr(";{}", out[last - 1])) {
+        char text[400];
+        int gap = extent_count++;
+        snprintf(text, sizeof text,
+                 "static thread_local char cuda_emu_shared_gap_%d[64];"
+                 " ::cuda_emu::shared_extent_here(cuda_emu_shared_gap_%d, 64, nullptr); ", gap, gap);
+        emit_str(text);
+    }
+    emit(src + pos, end + 1 - pos);
+    for (int k = 0; k < name_count; k++) {
+        char text[512];
+        snprintf(text, sizeof text, " ::cuda_emu::shared_extent_here(&%s, sizeof(%s), \"%s\");",
+                 names[k], names[k], names[k]);
+        emit_str(text);
+    }
+    if (name_count > 0) {
+        char text[400];
+        int gap = extent_count++;
+        snprintf(text, sizeof text,
+                 " static thread_local char cuda_emu_shared_gap_%d[64];"
+                 " ::cuda_emu::shared_extent_here(cuda_emu_shared_gap_%d, 64, nullptr);", gap, gap);
+        emit_str(text);
+    }
+    return end + 1;
+}
+
 /* ---- Main scan -------------------------------------------------------------------------------- */
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: emu-rewrite INPUT.cu OUTPUT.cpp NAME_FOR_ERRORS\n");
+    int sanitize = argc == 5 && strcmp(argv[4], "--sanitize") == 0;
+    if (argc != 4 && !sanitize) {
+        fprintf(stderr, "usage: emu-rewrite INPUT.cu OUTPUT.cpp NAME_FOR_ERRORS [--sanitize]\n");
         return 2;
     }
     input_name = argv[3];
@@ -322,6 +405,11 @@ int main(int argc, char **argv) {
             while (end < src_len && is_ident_char(src[end])) end++;
             size_t len = end - i;
             if (len == 9 && strncmp(src + i, "namespace", 9) == 0) next_brace_is_namespace = 1;
+            if (sanitize && len == 10 && strncmp(src + i, "__shared__", 10) == 0 &&
+                brace_depth > 0 && !brace_is_namespace[brace_depth - 1]) {
+                i = register_static_shared(i);
+                continue;
+            }
             if (len == 12 && strncmp(src + i, "__noinline__", 12) == 0) {
                 emit_str("__attribute__((noinline))");
                 i = end;

@@ -80,6 +80,8 @@ struct SanitizeState {
 };
 extern __thread SanitizeState sanitize_state;
 extern bool sanitize_enabled;  // set when the program was compiled with emucc --sanitize
+// Bytes after the dynamic shared-memory buffer in which an access is reported as out of bounds.
+constexpr size_t sanitize_red_zone = 4096;
 void sanitize_block_start(char* dynamic_base, size_t dynamic_bytes);
 void sanitize_block_end();
 void sanitize_mark_atomic(void* address, size_t size);

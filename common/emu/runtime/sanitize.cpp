@@ -41,9 +41,6 @@ bool sanitize_enabled = false;
 namespace {
 
 constexpr size_t word_bytes = 4;
-// Dynamic shared memory: an access up to this far past the end (or before the start) is
-// reported as out of bounds; farther ones are not shared memory at all.
-constexpr size_t dynamic_red_zone = 4096;
 
 struct Access {
     const void* pc;  // where in the program; null: none in this block
@@ -79,6 +76,21 @@ std::vector<Tracked> tracked;
 Tracked* tracked_at(const char* a) {
     for (Tracked& t : tracked)
         if (a >= t.start && a < t.start + t.size) return &t;
+    return nullptr;
+}
+
+// Where each static __shared__ variable lies in this worker's TLS segment (rewrite.c registers
+// them as their declarations run).
+struct Extent {
+    const char* start;
+    size_t size;
+    const char* name;
+};
+thread_local std::vector<Extent> extents;
+
+const Extent* extent_at(const char* a) {
+    for (const Extent& e : extents)
+        if (a >= e.start && a < e.start + e.size) return &e;
     return nullptr;
 }
 
@@ -244,6 +256,27 @@ void race(const Access& earlier, bool earlier_writes, const Access& now, bool no
     die();
 }
 
+// An access to a gap the rewriter put after the __shared__ variables: past the end of the
+// variable below it, usually.
+[[noreturn]] void report_outside_static(const void* pc, const char* address, bool writes) {
+    char block[48], thread[48], line[1100], which[256] = "in no __shared__ variable";
+    snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
+    thread_text((uint16_t)sanitize_state.thread, thread, sizeof thread);
+    source_line(pc, line, sizeof line);
+    const Extent* below = nullptr;
+    for (const Extent& e : extents)
+        if (e.name && e.start + e.size <= address && (!below || e.start > below->start)) below = &e;
+    if (below && address == below->start + below->size)
+        snprintf(which, sizeof which, "the first byte past the end of __shared__ %s (%zu bytes)",
+                 below->name, below->size);
+    else if (below)
+        snprintf(which, sizeof which, "%lld bytes past the end of __shared__ %s (%zu bytes)",
+                 (long long)(address - (below->start + below->size)), below->name, below->size);
+    report("out-of-bounds %s of shared memory in kernel %s, block %s, thread %s, at %s: %s",
+           writes ? "write" : "read", kernel_name(), block, thread, line, which);
+    die();
+}
+
 [[noreturn]] void report_unwritten_global(const void* pc, const Tracked& t, const char* address) {
     char block[48], thread[48], line[1100];
     snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
@@ -323,10 +356,16 @@ inline void check(const void* address, size_t size, bool writes, const void* pc)
     Region* region = nullptr;
     if (a >= static_region.start && a < static_region.start + static_region.size) {
         if (is_emulator_variable(a)) return;
+        // only the registered __shared__ variables are shared memory; the gaps the rewriter puts
+        // after them (name null) are red zones; other thread_locals are the program's own
+        const Extent* extent = extent_at(a);
+        if (!extent) return;
+        if (!extent->name) report_outside_static(pc, a, writes);
         region = &static_region;
-    } else if (dynamic_region.start && a + dynamic_red_zone >= dynamic_region.start &&
-               a < dynamic_region.start + dynamic_region.size + dynamic_red_zone) {
-        if (a < dynamic_region.start || a + size > dynamic_region.start + dynamic_region.size)
+    } else if (dynamic_region.start && a >= dynamic_region.start &&
+               a < dynamic_region.start + dynamic_region.size + sanitize_red_zone) {
+        // the scheduler allocates the red zone after the buffer (run_blocks)
+        if (a + size > dynamic_region.start + dynamic_region.size)
             report_out_of_bounds(pc, a, writes);
         region = &dynamic_region;
     } else {
@@ -361,6 +400,14 @@ void sanitize_mark_written(const void* start, size_t size) {
     if (!t) return;
     size_t first = (size_t)(a - t->start);
     memset(t->written.data() + first, 1, std::min(size, t->size - first));
+}
+
+void shared_extent_here(const void* start, size_t size, const char* name) {
+    const char* a = static_cast<const char*>(start);
+    if (!extents.empty() && extents.back().start == a) return;  // the usual case: known
+    for (const Extent& e : extents)
+        if (e.start == a) return;
+    extents.push_back(Extent{a, size, name});
 }
 
 // Called by the scheduler when a block's threads have all finished.

@@ -499,9 +499,13 @@ void run_blocks(Worker* w, Grid& grid) {
     b->body = grid.body;
     b->closure = grid.closure;
     b->kernel = grid.kernel;
-    if (w->dynamic_shared_size < grid.config.shared_bytes) {
+    if (w->dynamic_shared_size < grid.config.shared_bytes || !dynamic_shared_base) {
         free(dynamic_shared_base);
-        dynamic_shared_base = (char*)aligned_alloc(256, (grid.config.shared_bytes + 255) / 256 * 256);
+        // --sanitize: a red zone after the buffer, so an access past its end stays inside
+        // memory the checks own and can name
+        size_t red_zone = sanitize_enabled ? sanitize_red_zone : 0;
+        dynamic_shared_base =
+            (char*)aligned_alloc(256, (grid.config.shared_bytes + red_zone + 255) / 256 * 256);
         w->dynamic_shared_size = grid.config.shared_bytes;
     }
     setup_block_shape(b, grid);

@@ -62,6 +62,10 @@ struct dynamic_shared_array {
     T& operator[](std::ptrdiff_t i) const { return reinterpret_cast<T*>(dynamic_shared_base)[i]; }
 };
 
+// emucc --sanitize registers where each static __shared__ variable lies (rewrite.c, rewrite 4),
+// so that an access past one is reported (runtime/sanitize.cpp); name null: a gap.
+void shared_extent_here(const void* start, std::size_t size, const char* name);
+
 // ---- Barriers and warp operations (implemented in runtime/scheduler.cpp) ----------------------
 enum BlockReduce { REDUCE_NONE, REDUCE_COUNT, REDUCE_AND, REDUCE_OR };
 enum WarpOp {
