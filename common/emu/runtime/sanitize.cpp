@@ -205,6 +205,15 @@ const char* kernel_name() {
     return where.kernel ? where.kernel : "?";
 }
 
+// "kernel K, block (x,y,z), thread (x,y,z), at file:line" for one access of the running block.
+void describe_access(uint16_t thread, const void* pc, char* text, size_t size) {
+    char thread_index[48], line[1100];
+    thread_text(thread, thread_index, sizeof thread_index);
+    source_line(pc, line, sizeof line);
+    snprintf(text, size, "kernel %s, block (%u,%u,%u), thread %s, at %s", kernel_name(), blockIdx.x,
+             blockIdx.y, blockIdx.z, thread_index, line);
+}
+
 [[noreturn]] void report_race(const Access& earlier, bool earlier_writes, const Access& now,
                               bool now_writes, bool same_warp) {
     char block[48], first[48], second[48], first_line[1100], second_line[1100];
@@ -245,12 +254,9 @@ void race(const Access& earlier, bool earlier_writes, const Access& now, bool no
 }
 
 [[noreturn]] void report_uninitialized(const Access& read) {
-    char block[48], thread[48], line[1100];
-    snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
-    thread_text(read.thread, thread, sizeof thread);
-    source_line(read.pc, line, sizeof line);
-    report("read of shared memory that no thread of the block has written, in kernel %s, "
-           "block %s, thread %s, at %s", kernel_name(), block, thread, line);
+    char where[1300];
+    describe_access(read.thread, read.pc, where, sizeof where);
+    report("read of shared memory that no thread of the block has written, in %s", where);
     report("shared memory starts undefined in every block: write it (and __syncthreads()) "
            "before reading it");
     die();
@@ -259,10 +265,8 @@ void race(const Access& earlier, bool earlier_writes, const Access& now, bool no
 // An access to a gap the rewriter put after the __shared__ variables: past the end of the
 // variable below it, usually.
 [[noreturn]] void report_outside_static(const void* pc, const char* address, bool writes) {
-    char block[48], thread[48], line[1100], which[256] = "in no __shared__ variable";
-    snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
-    thread_text((uint16_t)sanitize_state.thread, thread, sizeof thread);
-    source_line(pc, line, sizeof line);
+    char where[1300], which[256] = "in no __shared__ variable";
+    describe_access((uint16_t)sanitize_state.thread, pc, where, sizeof where);
     const Extent* below = nullptr;
     for (const Extent& e : extents)
         if (e.name && e.start + e.size <= address && (!below || e.start > below->start)) below = &e;
@@ -272,20 +276,16 @@ void race(const Access& earlier, bool earlier_writes, const Access& now, bool no
     else if (below)
         snprintf(which, sizeof which, "%lld bytes past the end of __shared__ %s (%zu bytes)",
                  (long long)(address - (below->start + below->size)), below->name, below->size);
-    report("out-of-bounds %s of shared memory in kernel %s, block %s, thread %s, at %s: %s",
-           writes ? "write" : "read", kernel_name(), block, thread, line, which);
+    report("out-of-bounds %s of shared memory in %s: %s", writes ? "write" : "read", where, which);
     die();
 }
 
 [[noreturn]] void report_unwritten_global(const void* pc, const Tracked& t, const char* address) {
-    char block[48], thread[48], line[1100];
-    snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
-    thread_text((uint16_t)sanitize_state.thread, thread, sizeof thread);
-    source_line(pc, line, sizeof line);
-    report("read of device memory that nothing wrote (no copy, memset or kernel), in kernel %s, "
-           "block %s, thread %s, at %s: byte offset %lld of a %zu-byte allocation made at %s:%d",
-           kernel_name(), block, thread, line, (long long)(address - t.start), t.size, t.file,
-           t.line);
+    char where[1300];
+    describe_access((uint16_t)sanitize_state.thread, pc, where, sizeof where);
+    report("read of device memory that nothing wrote (no copy, memset or kernel), in %s: byte "
+           "offset %lld of a %zu-byte allocation made at %s:%d", where,
+           (long long)(address - t.start), t.size, t.file, t.line);
     die();
 }
 
@@ -303,15 +303,11 @@ void check_global(const char* a, size_t size, bool writes, const void* pc) {
 }
 
 [[noreturn]] void report_out_of_bounds(const void* pc, const char* address, bool writes) {
-    char block[48], thread[48], line[1100];
-    snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
-    thread_text((uint16_t)sanitize_state.thread, thread, sizeof thread);
-    source_line(pc, line, sizeof line);
-    long offset = (long)(address - dynamic_region.start);
-    report("out-of-bounds %s of dynamic shared memory in kernel %s, block %s, thread %s, at %s: "
-           "byte offset %ld of %zu bytes (the launch's third <<<>>> argument)",
-           writes ? "write" : "read", kernel_name(), block, thread, line, offset,
-           dynamic_region.size);
+    char where[1300];
+    describe_access((uint16_t)sanitize_state.thread, pc, where, sizeof where);
+    report("out-of-bounds %s of dynamic shared memory in %s: byte offset %ld of %zu bytes (the "
+           "launch's third <<<>>> argument)", writes ? "write" : "read", where,
+           (long)(address - dynamic_region.start), dynamic_region.size);
     die();
 }
 
