@@ -104,6 +104,10 @@ assert_refused() {
     assert_equal "$(ls -A "$folder")" "gray.png"
 }
 
+@test "the gray astronaut that COURSE.md shows is lesson02's output of data/astronaut.png" {
+    assert_gray_of "$REPO/data/astronaut.png" "$REPO/data/astronaut-gray.png" 262144
+}
+
 @test "lesson02 reads JPEG, PPM and RGBA TGA input and drops the alpha channel" {
     use_gpu_build
     run "$BUILD/lesson02" --image "$REPO/data/rocket.jpg" --output "$BATS_TEST_TMPDIR/rocket.png" \
