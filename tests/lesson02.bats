@@ -7,6 +7,12 @@
 setup_file() {
     # prints an image's pixels as text, to compare what lesson02 wrote with its input
     cc -O2 -o "$BATS_FILE_TMPDIR/image_dump" "$BATS_TEST_DIRNAME/fixtures/image_dump.c" -lstb
+    # the unchanged parts of the mutants below, compiled once for all of them
+    local repo="$BATS_TEST_DIRNAME/.." flags=(-O2 -std=c++20 -Xcompiler -fopenmp)
+    "$repo/common/emu/emucc" "${flags[@]}" -I"$repo/common" -c -o "$BATS_FILE_TMPDIR/workbook.o" \
+        "$repo/common/workbook.cu"
+    "$repo/common/emu/emucc" "${flags[@]}" -I"$repo/common" -I"$repo/lessons/02-grayscale" -c \
+        -o "$BATS_FILE_TMPDIR/exercise_check.o" "$repo/lessons/02-grayscale/exercise_check.cu"
 }
 
 setup() {
@@ -49,7 +55,7 @@ assert_refused() {
     # guard mode: a read or write past a device array's end stops the program;
     # poison mode: device memory starts as 0xFF, so a pixel nobody wrote fails the check
     for order in forward reverse random:2024; do
-        for size in 1x1 7x13 33x9 97x61; do
+        for size in 1x1 7x13 33x9; do
             CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
                 run "$EMU_BUILD/lesson02" -n "$size" "${QUICK[@]}" --csv
             assert_success
@@ -204,7 +210,7 @@ run_mutated_lesson() {
     ! cmp -s "$source" "$BATS_TEST_TMPDIR/grayscale.cu" || fail "the sed expression changed nothing"
     cp "$REPO/lessons/02-grayscale/luma.h" "$BATS_TEST_TMPDIR/"
     "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" -o "$BATS_TEST_TMPDIR/broken" \
-        "$BATS_TEST_TMPDIR/grayscale.cu" "$REPO/common/workbook.cu" -lstb
+        "$BATS_TEST_TMPDIR/grayscale.cu" "$BATS_FILE_TMPDIR/workbook.o" -lstb
     shift
     run --separate-stderr "$BATS_TEST_TMPDIR/broken" "$@" "${QUICK[@]}"
 }
@@ -266,8 +272,8 @@ run_mutated_solution() {
         fail "the sed expression changed nothing"
     "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
         -I"$REPO/lessons/02-grayscale" -o "$BATS_TEST_TMPDIR/mutant" \
-        "$BATS_TEST_TMPDIR/exercise.cu" "$REPO/lessons/02-grayscale/exercise_check.cu" \
-        "$REPO/common/workbook.cu"
+        "$BATS_TEST_TMPDIR/exercise.cu" "$BATS_FILE_TMPDIR/exercise_check.o" \
+        "$BATS_FILE_TMPDIR/workbook.o"
     run "$BATS_TEST_TMPDIR/mutant"
 }
 
