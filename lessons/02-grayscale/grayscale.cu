@@ -42,6 +42,7 @@
 #include "luma.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,7 +212,7 @@ static void run_optimized(const wb_data *data)
 static const char *image_path = "";
 static const char *output_path = "";
 static unsigned char *image_pixels;     /* the decoded --image, 3 bytes a pixel */
-static char temporary_path[4096] = "";  /* where --output is written before the rename */
+static char temporary_path[PATH_MAX] = ""; /* --output, written here and then renamed */
 
 /* A file the user named that cannot be used: one line, exit 2. */
 static void refuse(const char *path, const char *problem, const char *detail)
