@@ -95,6 +95,17 @@ else
     next_step "sudo apt-get install bats bats-assert bats-support gnuplot-nox"
 fi
 
+# Lessons that read and write images (lesson02) use stb_image from libstb-dev:
+# its headers, and libstb.so with the implementation.
+if [ -f /usr/include/stb/stb_image.h ] && [ -f /usr/include/stb/stb_image_write.h ] &&
+   { ls /usr/lib/*/libstb.so >/dev/null 2>&1 || [ -f /usr/lib/libstb.so ]; }; then
+    say "image library" "stb_image found (libstb-dev)"
+else
+    say "image library" "stb_image missing (lesson02 reads and writes images with it)"
+    next_step "sudo apt-get install libstb-dev"
+    problems=$((problems + 1))
+fi
+
 echo
 if [ "$problems" -eq 0 ]; then
     echo "ready: make lesson01 && ./lesson01"

@@ -1,0 +1,388 @@
+/*
+ * Lesson 02: grid indexing in 2-D, with RGB to grayscale on real images.
+ *
+ * Build and run (from the top of the repository):
+ *     make lesson02 && ./lesson02                 # a synthetic 8K frame (1080p
+ *                                                 # under CPU emulation)
+ *     ./lesson02 -n 1920x1080                     # another size: WIDTHxHEIGHT
+ *     ./lesson02 --image data/astronaut.png --output gray.png
+ *     ./lesson02 --help                           # every option
+ *
+ * Every pixel of an 8-bit, interleaved RGB image (R G B R G B ..., row after
+ * row) becomes one 8-bit gray level, with the Rec. 601 luma weights:
+ *     gray = 0.299 R + 0.587 G + 0.114 B, rounded to the nearest level.
+ * The CPU and the GPU do the same integer arithmetic (see luma below), so the
+ * check is exact: not one level of difference is allowed.
+ *
+ * Four versions, which differ in how threads are mapped onto pixels:
+ *   cpu        the C loops, rows spread over every core with OpenMP
+ *   naive      the mapping of a first port (image[x][y] with x = threadIdx.x):
+ *              threadIdx.x walks DOWN a column, so the 32 threads of a warp
+ *              touch 32 different rows
+ *   coalesced  the same kernel with the roles swapped: threadIdx.x walks
+ *              ALONG a row, so a warp touches 32 neighbouring pixels
+ *   optimized  four pixels per thread: three 32-bit loads, one 32-bit store
+ *
+ * Napkin math for the default 7680 x 4320 frame (33.2 Mpixels):
+ *   bytes that must move:  read 3 B, write 1 B per pixel = 4 x 33.2M = 133 MB,
+ *                          2.7 times an H100's 50 MB L2: it comes from memory.
+ *   work:                  3 multiplies and 2 adds of integers per 4 bytes:
+ *                          bandwidth is the limit, as in lesson 01.
+ *   GPU kernel at peak:    133 MB at 3,352 GB/s (an H100's HBM3) = 40 us; at
+ *                          the 2,988 GB/s that cudaMemcpy reaches, 44 us. The
+ *                          device-copy row measures that on your GPU.
+ *   naive mapping:         a warp's 32 pixels lie in 32 rows, 7680 x 3 bytes
+ *                          apart: each load touches 32 separate 32-byte
+ *                          sectors for 96 useful bytes. The caches catch some
+ *                          of the waste (the next warps read the neighbouring
+ *                          bytes of the same sectors), but not all of it.
+ */
+#include "workbook.h"
+/* luma(r, g, b): the Rec. 601 weights in integer arithmetic, shared with the exercise */
+#include "luma.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Debian's libstb-dev: stb_image reads PNG, JPEG, BMP, TGA, PPM, ...;
+ * stb_image_write writes PNG. The implementation is in libstb (-lstb). */
+#include <stb/stb_image.h>
+#include <stb/stb_image_write.h>
+
+/* 32 x 8 = 256 threads, 8 warps: each warp is one row of the block. In the
+ * coalesced kernel a warp then covers 32 neighbouring pixels of one image row;
+ * in the naive kernel, with the roles of x and y swapped, 32 rows of one
+ * column. */
+#define BLOCK_WIDTH 32
+#define BLOCK_HEIGHT 8
+/* optimized: 4 pixels = 12 bytes of RGB = three 32-bit words in, one out */
+#define PIXELS_PER_THREAD 4
+#define OPTIMIZED_THREADS_PER_BLOCK 256
+
+/* The naive grid's y dimension counts columns in blocks of BLOCK_HEIGHT and
+ * may not exceed 65535 blocks (the coalesced grid's counts rows so): 2^18 =
+ * 262144 pixels a side stays below 8 x 65535. Every index is 64-bit, so the
+ * pixel count is limited by memory alone: 2^36 leaves that to the host
+ * memory check. */
+#define MAX_SIDE (1LL << 18)
+#define MAX_PIXELS (1LL << 36)
+/* stb_image refuses to allocate more than 2^31 - 1 bytes for an image */
+#define STB_MAX_BYTES 2147483647LL
+
+/* An 8K frame on a GPU. The CPU emulator runs every GPU thread on the CPU,
+ * some hundred times slower: there the default is a 1080p frame, which still
+ * runs in seconds. */
+#ifdef CUDA_EMULATION
+#define DEFAULT_SIZE "1920x1080"
+#else
+#define DEFAULT_SIZE "7680x4320"
+#endif
+
+/* ---- CPU reference ------------------------------------------------------- */
+
+static void grayscale_cpu(const unsigned char *rgb, unsigned char *gray, long long width,
+                          long long height)
+{
+#pragma omp parallel for schedule(static)
+    for (long long y = 0; y < height; y++)
+        for (long long x = 0; x < width; x++) {
+            const unsigned char *pixel = rgb + 3 * (y * width + x);
+            gray[y * width + x] = luma(pixel[0], pixel[1], pixel[2]);
+        }
+}
+
+/* ---- kernels ------------------------------------------------------------- */
+
+/* 1. The first port: x is the first index, as in image[x][y], and comes from
+ * threadIdx.x, so x counts ROWS. Correct, but neighbouring threads of a warp
+ * are a whole row (3 x width bytes) apart: each of the warp's loads and its
+ * store touch 32 different memory sectors and use a few bytes of each. */
+__global__ void grayscale_naive(const unsigned char *rgb, unsigned char *gray, int width,
+                                int height)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    int column = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < height && column < width) {
+        long long pixel = (long long)row * width + column;
+        gray[pixel] = luma(rgb[3 * pixel], rgb[3 * pixel + 1], rgb[3 * pixel + 2]);
+    }
+}
+
+/* 2. The same work with threadIdx.x along a row: a warp reads 32 neighbouring
+ * pixels, 96 contiguous bytes, and writes 32 contiguous bytes. Only the
+ * mapping changed; the bounds check still keeps the threads of the blocks that
+ * stick out past the right and bottom edges from writing. */
+__global__ void grayscale_coalesced(const unsigned char *rgb, unsigned char *gray, int width,
+                                    int height)
+{
+    int column = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (column < width && row < height) {
+        long long pixel = (long long)row * width + column;
+        gray[pixel] = luma(rgb[3 * pixel], rgb[3 * pixel + 1], rgb[3 * pixel + 2]);
+    }
+}
+
+/* 3. Fewer, wider memory instructions. Rows follow each other without gaps,
+ * so the image is one line of width x height pixels and the rows stop
+ * mattering: a 1-D grid, 256 threads a block as in lesson 01. Each thread
+ * takes 4 pixels: their 12 bytes of RGB are three aligned 32-bit words
+ * (pixel 4i starts at byte 12i), their 4 gray levels one 32-bit word. Three
+ * loads and one store instead of twelve loads and four stores. Little-endian:
+ * the first byte in memory is the lowest byte of the word.
+ *     word 0: R0 G0 B0 R1   word 1: G1 B1 R2 G2   word 2: B2 R3 G3 B3
+ * The last pixels % 4 pixels are done one at a time by the first threads. */
+__global__ void grayscale_optimized(const unsigned char *__restrict__ rgb,
+                                    unsigned char *__restrict__ gray, long long pixels)
+{
+    long long group = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long groups = pixels / PIXELS_PER_THREAD;
+    if (group < groups) {
+        const unsigned int *words = (const unsigned int *)rgb + 3 * group;
+        unsigned int w0 = words[0], w1 = words[1], w2 = words[2];
+#define BYTE(word, k) (((word) >> (8 * (k))) & 0xFFu)
+        unsigned int g0 = luma(BYTE(w0, 0), BYTE(w0, 1), BYTE(w0, 2));
+        unsigned int g1 = luma(BYTE(w0, 3), BYTE(w1, 0), BYTE(w1, 1));
+        unsigned int g2 = luma(BYTE(w1, 2), BYTE(w1, 3), BYTE(w2, 0));
+        unsigned int g3 = luma(BYTE(w2, 1), BYTE(w2, 2), BYTE(w2, 3));
+#undef BYTE
+        ((unsigned int *)gray)[group] = g0 | g1 << 8 | g2 << 16 | g3 << 24;
+    }
+    long long leftover = groups * PIXELS_PER_THREAD + group;
+    if (group < pixels % PIXELS_PER_THREAD)
+        gray[leftover] = luma(rgb[3 * leftover], rgb[3 * leftover + 1], rgb[3 * leftover + 2]);
+}
+
+/* ---- launchers ------------------------------------------------------------ */
+
+/* Buffer indices, in the order of the declaration below. */
+enum { RGB, GRAY };
+
+static void run_cpu(const wb_data *data)
+{
+    grayscale_cpu((const unsigned char *)data->host[RGB], (unsigned char *)data->host[GRAY],
+                  data->shape.width, data->shape.height);
+}
+
+static unsigned int blocks_for(long long items, int per_block)
+{
+    return (unsigned int)((items + per_block - 1) / per_block); /* round up */
+}
+
+static void run_naive(const wb_data *data)
+{
+    int width = (int)data->shape.width, height = (int)data->shape.height;
+    /* x of the grid counts rows, y counts columns: the article's mapping */
+    dim3 block(BLOCK_WIDTH, BLOCK_HEIGHT);
+    dim3 grid(blocks_for(height, BLOCK_WIDTH), blocks_for(width, BLOCK_HEIGHT));
+    grayscale_naive<<<grid, block>>>((const unsigned char *)data->device[RGB],
+                                     (unsigned char *)data->device[GRAY], width, height);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void run_coalesced(const wb_data *data)
+{
+    int width = (int)data->shape.width, height = (int)data->shape.height;
+    dim3 block(BLOCK_WIDTH, BLOCK_HEIGHT);
+    dim3 grid(blocks_for(width, BLOCK_WIDTH), blocks_for(height, BLOCK_HEIGHT));
+    grayscale_coalesced<<<grid, block>>>((const unsigned char *)data->device[RGB],
+                                         (unsigned char *)data->device[GRAY], width, height);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void run_optimized(const wb_data *data)
+{
+    long long pixels = data->shape.elements;
+    /* one thread per group of 4, and at least the 3 threads the leftovers need */
+    long long threads = pixels / PIXELS_PER_THREAD + 1;
+    grayscale_optimized<<<blocks_for(threads, OPTIMIZED_THREADS_PER_BLOCK),
+                          OPTIMIZED_THREADS_PER_BLOCK>>>((const unsigned char *)data->device[RGB],
+                                                         (unsigned char *)data->device[GRAY],
+                                                         pixels);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ---- image files: --image in, --output out -------------------------------- */
+
+static const char *image_path = "";
+static const char *output_path = "";
+static unsigned char *image_pixels;     /* the decoded --image, 3 bytes a pixel */
+static char temporary_path[PATH_MAX] = ""; /* --output, written here and then renamed */
+
+/* A file the user named that cannot be used: one line, exit 2. */
+static void refuse(const char *path, const char *problem, const char *detail)
+{
+    fprintf(stderr, "lesson02: %s: %s%s%s\n", path, problem, detail ? ": " : "",
+            detail ? detail : "");
+    exit(WB_EXIT_USAGE);
+}
+
+static void remove_temporary_file(void)
+{
+    if (temporary_path[0])
+        unlink(temporary_path);
+}
+
+/* The output is written to a temporary file beside it and renamed into place
+ * at the end, so that nothing half-written is ever left at --output. The
+ * temporary file is made now, before any work: a path that cannot be written
+ * is refused at once rather than after the run. */
+static void open_output(void)
+{
+    struct stat status;
+    if (stat(output_path, &status) == 0 && S_ISDIR(status.st_mode))
+        refuse(output_path, "cannot write the output", "it is a directory");
+    int length = snprintf(temporary_path, sizeof temporary_path, "%s.XXXXXX", output_path);
+    if (length >= (int)sizeof temporary_path)
+        refuse(output_path, "cannot write the output", "the path is too long");
+    int descriptor = mkstemp(temporary_path);
+    if (descriptor < 0) {
+        temporary_path[0] = '\0';
+        refuse(output_path, "cannot write the output", strerror(errno));
+    }
+    /* mkstemp makes the file private (0600); give it the usual permissions */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(descriptor, 0666 & ~mask);
+    close(descriptor);
+    atexit(remove_temporary_file);
+}
+
+/* Called once the command line is read, before anything is allocated. */
+static void input_shape(wb_shape *shape)
+{
+    if (output_path[0])
+        open_output();
+    if (!image_path[0])
+        return; /* the synthetic image of -n's size */
+
+    FILE *file = fopen(image_path, "rb");
+    if (!file)
+        refuse(image_path, "cannot open the image", strerror(errno));
+    int width = 0, height = 0, channels = 0;
+    if (!stbi_info_from_file(file, &width, &height, &channels)) {
+        fclose(file);
+        refuse(image_path, "not an image", "expected PNG, JPEG, BMP, TGA or PPM");
+    }
+    /* 1: gray, 2: gray and alpha; 3: RGB, 4: RGBA */
+    if (channels < 3) {
+        fclose(file);
+        refuse(image_path, "is a grayscale image already", "this lesson needs RGB input");
+    }
+    char size[96];
+    if (width < 1 || height < 1 || width > MAX_SIDE || height > MAX_SIDE) {
+        snprintf(size, sizeof size, "%dx%d: each side must be 1 to %lld", width, height, MAX_SIDE);
+        fclose(file);
+        refuse(image_path, "unusable image size", size);
+    }
+    if (3LL * width * height > STB_MAX_BYTES) {
+        snprintf(size, sizeof size, "%dx%d: more than stb_image decodes (2 GiB)", width, height);
+        fclose(file);
+        refuse(image_path, "image too large", size);
+    }
+    /* 3 channels asked for: an alpha channel is dropped */
+    image_pixels = stbi_load_from_file(file, &width, &height, &channels, 3);
+    fclose(file);
+    /* the header was fine, so the data is at fault */
+    if (!image_pixels)
+        refuse(image_path, "cannot decode the image", "the file is truncated or corrupt");
+    wb_set_shape(shape, width, height, 0);
+}
+
+/* --image given: the decoded pixels; else a reproducible synthetic image,
+ * every byte a hash of the seed and its position (splitmix64's finalizer). */
+static void fill_rgb(void *host, long long count, const wb_shape *shape,
+                     unsigned long long seed)
+{
+    unsigned char *bytes = (unsigned char *)host;
+    if (image_pixels) {
+        memcpy(bytes, image_pixels, (size_t)count);
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < count; i++) {
+        unsigned long long z = seed * 0x9E3779B97F4A7C15ull + (unsigned long long)i;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        bytes[i] = (unsigned char)((z ^ (z >> 31)) >> 56);
+    }
+}
+
+/* Called at the end with the CPU's gray image, which every passing variant
+ * matched: write it as PNG, then move it into place. Failing now is an I/O
+ * failure after the start: exit 1. */
+static void finish(const wb_data *data)
+{
+    if (!output_path[0])
+        return;
+    int width = (int)data->shape.width, height = (int)data->shape.height;
+    if (!stbi_write_png(temporary_path, width, height, 1, data->host[GRAY], width)) {
+        fprintf(stderr, "lesson02: %s: writing the PNG failed\n", output_path);
+        exit(WB_EXIT_CHECK_FAILED);
+    }
+    if (rename(temporary_path, output_path) != 0) {
+        fprintf(stderr, "lesson02: %s: cannot move the PNG into place: %s\n", output_path,
+                strerror(errno));
+        exit(WB_EXIT_CHECK_FAILED);
+    }
+    temporary_path[0] = '\0';
+    fprintf(stderr, "lesson02: wrote %s (%dx%d, 8-bit gray)\n", output_path, width, height);
+}
+
+/* ---- the declaration: what common/ runs, checks and times ----------------- */
+
+static long long rgb_bytes(const wb_shape *shape) { return 3 * shape->elements; }
+static long long gray_bytes(const wb_shape *shape) { return shape->elements; }
+/* read 3 bytes, write 1 per pixel; the arithmetic is integer: no FLOP */
+static double bytes_moved(const wb_shape *shape) { return 4.0 * (double)shape->elements; }
+
+static const wb_buffer buffers[] = {
+    {.name = "rgb", .type = WB_UCHAR, .role = WB_INPUT, .count = rgb_bytes, .fill = fill_rgb},
+    /* exact: the same integer arithmetic on both sides; mismatches as (row, column) */
+    {.name = "gray", .type = WB_UCHAR, .role = WB_OUTPUT, .count = gray_bytes,
+     .tolerance = {.levels = 0}},
+};
+
+static const wb_variant variants[] = {
+    {.name = "cpu", .description = "the C loops over rows on every core (OpenMP): the reference",
+     .scope = WB_HOST, .run = run_cpu},
+    {.name = "naive", .description = "threadIdx.x walks down a column: a warp spans 32 rows",
+     .scope = WB_KERNEL | WB_END_TO_END, .run = run_naive},
+    {.name = "coalesced", .description = "threadIdx.x walks along a row: a warp reads 96 bytes",
+     .scope = WB_KERNEL, .run = run_coalesced},
+    {.name = "optimized", .description = "4 pixels a thread: three 32-bit loads, one store",
+     .scope = WB_KERNEL | WB_END_TO_END, .run = run_optimized},
+};
+
+static const wb_option options[] = {
+    {.flag = "--image", .help = "convert this file (PNG, JPEG, BMP, TGA, PPM) instead of -n's",
+     .text = &image_path},
+    {.flag = "--output", .help = "write the gray image to this file as PNG", .text = &output_path},
+};
+
+static const wb_lesson lesson = {
+    .name = "lesson02",
+    .title = "RGB to grayscale, 8-bit, Rec. 601 weights",
+    .rank = 2,
+    .size_meaning = "image size",
+    .default_size = DEFAULT_SIZE,
+    .max_dimension = MAX_SIDE,
+    .max_elements = MAX_PIXELS,
+    .buffers = buffers, .buffer_count = WB_COUNT(buffers),
+    .variants = variants, .variant_count = WB_COUNT(variants),
+    .bytes = bytes_moved,
+    .copy_anchor = 1,
+    .options = options, .option_count = WB_COUNT(options),
+    .input_shape = input_shape,
+    .finish = finish,
+};
+
+int main(int argc, char **argv)
+{
+    return wb_main(&lesson, argc, argv);
+}
