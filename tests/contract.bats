@@ -212,7 +212,7 @@ assert_usage_error() {
         assert_line --regexp "^timing   median of 1 run after 0 warm-up runs; every row cold: "
         assert_line --regexp "^variant +time covers +median ms +GB/s +GFLOP/s +% peak +% copy +speedup +check$"
         local longest
-        longest=$(awk '/^variant/,0 { print length($0) }' <<<"$output" | sort -n | tail -n 1)
+        longest=$(awk '/^variant/,/^$/ { print length($0) }' <<<"$output" | sort -n | tail -n 1)
         [ "$longest" -le 100 ] || fail "$lesson's table is $longest columns wide"
         assert_line --regexp "^all [0-9]+ checks passed against the CPU reference: naive, optimized"
     done
