@@ -1,0 +1,113 @@
+#!/usr/bin/env bats
+# tests/lesson06.bats - lesson 06 (occupancy) and the launch warnings that
+# common/workbook.cu prints under every lesson's table. Under the emulator the
+# device has one SM per worker thread: CUDA_EMU_WORKERS=2 fixes it at 2 SMs,
+# each holding 2,048 threads in at most 32 blocks (common/emu/runtime/api.cpp).
+
+setup() {
+    load test_helper
+    [ -x "$EMU_BUILD/lesson06" ] || skip "no emulator build in $EMU_BUILD (run make test)"
+    export CUDA_EMU_WORKERS=2
+    LESSON_SOURCE="$REPO/lessons/06-occupancy/loop_test.cu"
+}
+
+# Builds a changed copy of the lesson with the emulator: $1 = sed expression.
+build_mutant() {
+    sed "$1" "$LESSON_SOURCE" >"$BATS_TEST_TMPDIR/loop_test.cu"
+    ! cmp -s "$LESSON_SOURCE" "$BATS_TEST_TMPDIR/loop_test.cu" || fail "the sed expression changed nothing"
+    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
+        -o "$BATS_TEST_TMPDIR/mutant" "$BATS_TEST_TMPDIR/loop_test.cu" "$REPO/common/workbook.cu"
+}
+
+@test "lesson06 passes every variant at its default size" {
+    run "$EMU_BUILD/lesson06" --reps 1 --warmup 0
+    assert_success
+    assert_line --regexp "^naive +kernel .* PASS"
+    assert_line --regexp "^blocks64 +kernel .* PASS"
+    assert_line --regexp "^optimized +kernel .* PASS"
+}
+
+@test "the article's launch warns that SMs sit idle, and optimized does not warn" {
+    # 100 results: naive has 1 block of 256 threads for 2 SMs
+    run "$EMU_BUILD/lesson06" -n 100x10 --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: naive: loop_thread_per_result launches 1 block of 256 threads on 2 SMs, so 1 SM sits idle; try smaller blocks, or more threads with less work each (emulated device model)"
+    refute_output --partial "warning: optimized"
+}
+
+@test "a grid far smaller than one wave warns with its share of the wave" {
+    # 2 blocks of 64 threads; a wave is 32 blocks per SM x 2 SMs = 64 blocks
+    run "$EMU_BUILD/lesson06" -n 100x10 --reps 1 --warmup 0
+    assert_line "warning: blocks64: loop_thread_per_result's 2 blocks of 64 threads fill 3% of one wave (64 blocks); try more threads, each with less work (emulated device model)"
+}
+
+@test "a well-sized launch gets no warning" {
+    # 4,096 results in 64-thread blocks: exactly one wave of 64 blocks
+    run "$EMU_BUILD/lesson06" -n 4096x2 --reps 1 --warmup 0 --threads-per-block 64
+    assert_success
+    refute_output --partial "warning:"
+}
+
+@test "a mostly empty last wave warns with the idle share" {
+    # 5 blocks of 1,024 threads; a wave is 2 per SM x 2 SMs = 4: the second holds 1
+    run "$EMU_BUILD/lesson06" -n 5000x1 --threads-per-block 1024 --only naive --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: naive: loop_thread_per_result's last of 2 waves holds 1 of 4 blocks: 38% of its SM time idles; try a grid of whole waves (grid-stride loop) (emulated device model)"
+}
+
+@test "low theoretical occupancy warns and names shared memory as the limit" {
+    # 40,000 bytes of dynamic shared memory per 32-thread block: 4 blocks, 4 of 64 warps per SM
+    build_mutant 's/<<<blocks_per_grid, (int)threads_per_block>>>/<<<blocks_per_grid, (int)threads_per_block, 40000>>>/'
+    run "$BATS_TEST_TMPDIR/mutant" -n 1000x2 --threads-per-block 32 --only naive --reps 1 --warmup 0
+    assert_success
+    assert_line --regexp "^warning: naive: loop_thread_per_result's theoretical occupancy is 6% \(4 of 64 warps per SM\), below 25%; limited by shared memory per block: .*\(emulated device model\)$"
+}
+
+@test "--quiet-warnings silences the warnings" {
+    run "$EMU_BUILD/lesson06" -n 100x10 --reps 1 --warmup 0 --quiet-warnings
+    assert_success
+    refute_output --partial "warning:"
+}
+
+@test "with --csv the warnings go to stderr and stdout stays CSV" {
+    run --separate-stderr "$EMU_BUILD/lesson06" -n 100x10 --reps 1 --warmup 0 --csv
+    assert_success
+    refute_output --partial "warning:"
+    [[ "$stderr" == *"warning: naive: loop_thread_per_result launches 1 block"* ]] || fail "stderr: $stderr"
+}
+
+@test "lesson01's launches are warned about too, without a change to lesson01" {
+    [ -x "$EMU_BUILD/lesson01" ] || skip "no lesson01 build"
+    run "$EMU_BUILD/lesson01" -n 100 --reps 1 --warmup 0
+    assert_success
+    assert_line --regexp "^warning: naive: vector_add_naive launches 1 block of 256 threads on 2 SMs"
+}
+
+@test "optimized takes its block size from the occupancy API and says so" {
+    run --separate-stderr "$EMU_BUILD/lesson06" -n 1000x10 --only optimized --reps 1 --warmup 0
+    assert_success
+    # 1,024 threads per block hold the most threads per SM in the emulated model
+    # (ties go to the larger block); 1,000 results would take 32 blocks of 32
+    # warps, and the grid stops at one wave: 2 blocks per SM x 2 SMs
+    [[ "$stderr" == *"optimized runs 4 blocks of 1024 threads (the occupancy API's choice)"* ]] ||
+        fail "stderr: $stderr"
+}
+
+@test "a kernel that writes NaN into one result fails, naming it" {
+    # the one-thread-per-result kernel's store (the CPU's is indented deeper)
+    build_mutant 's/^    results\[i\] = sum;/    results[i] = i == 5 ? 0.0 \/ 0.0 : sum;/'
+    run --separate-stderr "$BATS_TEST_TMPDIR/mutant" -n 100x10 --only naive --reps 1 --warmup 0
+    assert_equal "$status" 1
+    [[ "$stderr" == *"naive (kernel) FAIL: results: first mismatch at (row 0, column 5): expected "*", got "*"nan"* ]] || fail "stderr: $stderr"
+}
+
+@test "lesson06 passes in reverse and random block order, with guarded and poisoned memory" {
+    for size in 33x7 257x33; do
+        CUDA_EMU_ORDER=reverse run "$EMU_BUILD/lesson06" -n $size --reps 1 --warmup 0
+        assert_success
+        CUDA_EMU_ORDER=random:7 run "$EMU_BUILD/lesson06" -n $size --reps 1 --warmup 0
+        assert_success
+        CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 run "$EMU_BUILD/lesson06" -n $size --reps 1 --warmup 0
+        assert_success
+    done
+}
