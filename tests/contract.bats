@@ -123,12 +123,12 @@ assert_usage_error() {
 @test "--size=N with a suffix and -n N are the same size" {
     use_any_build
     for lesson in $(lesson_programs); do
-        run "$BUILD/$lesson" --size=2k --only cpu --reps 1 --warmup 0 --csv
+        run --separate-stderr "$BUILD/$lesson" --size=2k --only cpu --reps 1 --warmup 0 --csv
         local with_suffix
         with_suffix=$(csv_column size <<<"$output")
-        run "$BUILD/$lesson" -n 2000 --only cpu --reps 1 --warmup 0 --csv
+        run --separate-stderr "$BUILD/$lesson" -n 2000 --only cpu --reps 1 --warmup 0 --csv
         assert_equal "$with_suffix" "$(csv_column size <<<"$output")"
-        run "$BUILD/$lesson" -n 2Ki --only cpu --reps 1 --warmup 0 --csv
+        run --separate-stderr "$BUILD/$lesson" -n 2Ki --only cpu --reps 1 --warmup 0 --csv
         [[ "$(csv_column size <<<"$output")" == 2048* ]] || fail "$lesson -n 2Ki is not 2048"
     done
 }
@@ -170,7 +170,7 @@ assert_usage_error() {
 @test "every lesson's CSV rows have the header's columns, with numbers where numbers belong" {
     use_gpu_build
     for lesson in $(lesson_programs); do
-        run "$BUILD/$lesson" -n 1000 --reps 3 --warmup 1 --csv
+        run --separate-stderr "$BUILD/$lesson" -n 1000 --reps 3 --warmup 1 --csv
         assert_success
         local header="${lines[0]}"
         for column in lesson variant scope size elements bytes flops reps median_ms min_ms \
@@ -187,7 +187,7 @@ assert_usage_error() {
 @test "every lesson's GB/s, GFLOP/s and speedup follow from its bytes, flops and times" {
     use_gpu_build
     for lesson in $(lesson_programs); do
-        run "$BUILD/$lesson" -n 1000 --reps 3 --warmup 1 --csv
+        run --separate-stderr "$BUILD/$lesson" -n 1000 --reps 3 --warmup 1 --csv
         assert_success
         # within 1%: the CSV rounds to six significant digits
         run awk -F , '
@@ -223,7 +223,7 @@ assert_usage_error() {
     for lesson in $(lesson_programs); do
         run "$BUILD/$lesson" -n 1000 --reps 1 --warmup 0 --cache warm
         assert_line --partial "caches warm: each run finds what the previous one left"
-        run "$BUILD/$lesson" -n 1000 --reps 1 --warmup 0 --cache warm --csv
+        run --separate-stderr "$BUILD/$lesson" -n 1000 --reps 1 --warmup 0 --cache warm --csv
         assert_equal "$(csv_column cache <<<"$output" | sort -u)" warm
     done
 }
@@ -241,7 +241,7 @@ assert_usage_error() {
 @test "emulated rows say n/a for the driver and runtime versions" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     for lesson in $(lesson_programs); do
-        run "$EMU_BUILD/$lesson" -n 1000 --reps 1 --warmup 0 --csv
+        run --separate-stderr "$EMU_BUILD/$lesson" -n 1000 --reps 1 --warmup 0 --csv
         assert_success
         assert_equal "$(csv_column driver <<<"$output" | sort -u)" "n/a"
         assert_equal "$(csv_column runtime <<<"$output" | sort -u)" "n/a"
