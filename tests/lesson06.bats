@@ -16,7 +16,7 @@ build_mutant() {
     sed "$1" "$LESSON_SOURCE" >"$BATS_TEST_TMPDIR/loop_test.cu"
     ! cmp -s "$LESSON_SOURCE" "$BATS_TEST_TMPDIR/loop_test.cu" || fail "the sed expression changed nothing"
     "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
-        -o "$BATS_TEST_TMPDIR/mutant" "$BATS_TEST_TMPDIR/loop_test.cu" "$REPO/common/workbook.cu"
+        -o "$BATS_TEST_TMPDIR/mutant" "$BATS_TEST_TMPDIR/loop_test.cu" "$EMU_BUILD/common/workbook.o"
 }
 
 @test "lesson06 passes every variant at its default size" {
@@ -110,4 +110,54 @@ build_mutant() {
         CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 run "$EMU_BUILD/lesson06" -n $size --reps 1 --warmup 0
         assert_success
     done
+}
+
+# ---- exercise 06 ----------------------------------------------------------------
+
+# Builds a changed copy of the worked solution with the checker: $1 = sed expression.
+build_solution_mutant() {
+    local solution="$REPO/solutions/06-occupancy/exercise.cu"
+    sed "$1" "$solution" >"$BATS_TEST_TMPDIR/exercise.cu"
+    ! cmp -s "$solution" "$BATS_TEST_TMPDIR/exercise.cu" || fail "the sed expression changed nothing"
+    # the checker and common/ as make test-programs built them
+    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
+        -o "$BATS_TEST_TMPDIR/checker" "$BATS_TEST_TMPDIR/exercise.cu" \
+        "$EMU_BUILD/lessons/06-occupancy/exercise_check.o" "$EMU_BUILD/common/workbook.o"
+}
+
+@test "the untouched exercise06 skeleton reports not implemented yet" {
+    run "$EMU_BUILD/exercise06"
+    assert_equal "$status" 1
+    assert_line --partial "exercise06: not implemented yet"
+}
+
+@test "the worked solution of exercise06 passes at every size" {
+    run "$EMU_BUILD/solution06"
+    assert_success
+    # 300,007 results: one wave of 1,024-thread blocks, 2 per SM x 2 SMs
+    assert_line "  n = 300007  PASS: 4 blocks of 1024 threads"
+    assert_line "exercise06: PASS (all 4 sizes)"
+}
+
+@test "exercise06's checker catches a grid of one block that leaves SMs idle" {
+    build_solution_mutant 's/needed < min_grid_size ? needed : min_grid_size/needed < min_grid_size ? needed : 1/'
+    run "$BATS_TEST_TMPDIR/checker"
+    assert_equal "$status" 1
+    assert_line "  n = 300007  FAIL: 1 blocks of 1024 threads leave the device part idle: one wave is 4 blocks (2 per SM x 2 SMs), the results need 293"
+    assert_line "exercise06: FAIL (1 of 4 sizes wrong)"
+}
+
+@test "exercise06's checker catches a block size that is not a whole number of warps" {
+    build_solution_mutant 's/^    long long needed = /    config.threads_per_block = 1000;\n    long long needed = /'
+    run "$BATS_TEST_TMPDIR/checker"
+    assert_equal "$status" 1
+    assert_line "  n = 1       FAIL: 1000 threads per block: expected a multiple of 32 up to 1024"
+}
+
+@test "exercise06's checker catches a launch that skips the last result" {
+    build_solution_mutant 's/(d_results, result_count,$/(d_results, result_count - 1,/'
+    run "$BATS_TEST_TMPDIR/checker"
+    assert_equal "$status" 1
+    assert_line --regexp "^  n = 1       FAIL: first wrong index 0: expected 0, got -?nan \(never written\)$"
+    assert_line "exercise06: FAIL (4 of 4 sizes wrong)"
 }
