@@ -161,3 +161,27 @@ build_solution_mutant() {
     assert_line --regexp "^  n = 1       FAIL: first wrong index 0: expected 0, got -?nan \(never written\)$"
     assert_line "exercise06: FAIL (4 of 4 sizes wrong)"
 }
+
+# ---- the block-size sweep -------------------------------------------------------
+
+@test "plots/block-sweep.sh times every GPU variant at each block size and draws the chart" {
+    command -v gnuplot >/dev/null || skip "gnuplot is not installed"
+    BLOCK_SIZES="32 64" run sh "$REPO/plots/block-sweep.sh" "$EMU_BUILD/lesson06" "$BATS_TEST_TMPDIR/out" \
+        -n 100x4 --reps 1 --warmup 0
+    assert_success
+    # the emulated device model's choice for the warp-per-result kernel
+    assert_output --partial "(occupancy API's choice: 1024)"
+    local csv="$BATS_TEST_TMPDIR/out/lesson06-block-sweep.csv"
+    assert_equal "$(head -n 1 "$csv")" "threads_per_block,variant,median_ms"
+    assert_equal "$(cut -d , -f 1,2 "$csv" | tail -n +2 | tr '\n' ' ')" \
+        "32,naive 32,optimized 32,blocks64 32,ilp 64,naive 64,optimized 64,blocks64 64,ilp "
+    [ -z "$(tail -n +2 "$csv" | cut -d , -f 3 | grep -v -E '^[0-9]+(\.[0-9]+)?(e-?[0-9]+)?$')" ] ||
+        fail "a time is not a number: $(cat "$csv")"
+    [ -s "$BATS_TEST_TMPDIR/out/lesson06-block-sweep.png" ] || fail "no chart was drawn"
+}
+
+@test "plots/block-sweep.sh refuses a program that is not there" {
+    run sh "$REPO/plots/block-sweep.sh" "$BATS_TEST_TMPDIR/no-such-lesson" "$BATS_TEST_TMPDIR/out"
+    assert_equal "$status" 2
+    assert_output --partial "is not a program"
+}
