@@ -43,7 +43,9 @@ build_mutant() {
 
 @test "a well-sized launch gets no warning" {
     # 4,096 results in 64-thread blocks: exactly one wave of 64 blocks
-    run "$EMU_BUILD/lesson06" -n 4096x2 --reps 1 --warmup 0 --threads-per-block 64
+    # (ilp launches one block per SM on purpose: it is warned about, see below)
+    run "$EMU_BUILD/lesson06" -n 4096x2 --reps 1 --warmup 0 --threads-per-block 64 \
+        --only naive,optimized,blocks64
     assert_success
     refute_output --partial "warning:"
 }
@@ -61,6 +63,12 @@ build_mutant() {
     run "$BATS_TEST_TMPDIR/mutant" -n 1000x2 --threads-per-block 32 --only naive --reps 1 --warmup 0
     assert_success
     assert_line --regexp "^warning: naive: loop_thread_per_result's theoretical occupancy is 6% \(4 of 64 warps per SM\), below 25%; limited by shared memory per block: .*\(emulated device model\)$"
+}
+
+@test "ilp's deliberately low occupancy is warned about, as Volkov's point expects" {
+    run "$EMU_BUILD/lesson06" -n 4096x2 --only ilp --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: ilp: loop_warp_per_result_ilp's 2 blocks of 256 threads fill 12% of one wave (16 blocks); try more threads, each with less work (emulated device model)"
 }
 
 @test "--quiet-warnings silences the warnings" {
