@@ -31,21 +31,20 @@
  *               256-thread block per SM: low occupancy on purpose, and the
  *               warnings under the table say so (Volkov's point: see kernel 3)
  *
- * Napkin math for the default 10,000 x 10,000 on an H100:
- *   work:     10^8 terms, each a multiply-add in FP64 plus the conversions:
- *             about 2 x 10^8 FP64 operations; no memory traffic to speak of
- *             (80 kB of results).
- *   FP64:     an H100 SXM runs FP64 at half its FP32 rate, ~34 TFLOP/s
- *             (NVIDIA's data sheet): 2 x 10^8 / 34 x 10^12 = 6 us, below the
- *             4.1 us launch overhead plus the time to drain one wave.
- *             A gaming GPU runs FP64 at 1/64 of FP32: 30x slower per SM.
- *   naive:    40 blocks of 256 threads: each thread runs
- *             10,000 dependent additions, one after the other, on 40 SMs;
- *             a dependent FP64 add takes some 8 cycles, so 80,000 cycles =
- *             40 us at 1.98 GHz, whatever the other 92 SMs could have done.
- *   optimized: each warp's threads run 10,000 / 32 = 313 additions: ~1.3 us
- *             of latency per warp, and 10,000 warps spread over 132 SMs.
- *             The target: at least 10x faster than naive.
+ * Napkin math for the article's 10,000 x 10,000 (-n 10kx10k) on an H100:
+ *   work:     10^8 terms, each a 64-bit integer product converted to double,
+ *             an FP64 multiply and an FP64 add; 80 kB of results, so memory
+ *             does not matter. The conversion is the slow step: 16 per clock
+ *             per SM on compute capability 9.0 (CUDA Programming Guide,
+ *             throughput table), against 64 for FP64 adds and multiplies.
+ *   FP64:     an H100 SXM runs FP64 at half its FP32 rate (~34 TFLOP/s, NVIDIA's
+ *             data sheet); a gaming GPU at 1/64 (the header of the run says).
+ *   optimized: all 132 SMs: 10^8 / (132 x 16 x 1.98 GHz) = 24 us.
+ *   naive:    40 SMs, 2.56M terms each: 2.56M / 16 / 1.98 GHz = 81 us at best,
+ *             and each thread's 10,000 dependent FP64 adds (some 8 cycles
+ *             each: 40 us) overlap only with the 7 other warps on its SM.
+ *   So optimized should be 3-4x faster than naive, not the 10x a pure latency
+ *   argument suggests; lesson 06's chapter says how to measure it.
  */
 #include "workbook.h"
 
