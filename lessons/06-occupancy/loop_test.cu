@@ -38,7 +38,7 @@
  *             per SM on compute capability 9.0 (CUDA Programming Guide,
  *             throughput table), against 64 for FP64 adds and multiplies.
  *   FP64:     an H100 SXM runs FP64 at half its FP32 rate (~34 TFLOP/s, NVIDIA's
- *             data sheet); a gaming GPU at 1/64 (the header of the run says).
+ *             data sheet); a gaming GPU at 1/64 (lesson06 prints this GPU's ratio).
  *   optimized: all 132 SMs: 10^8 / (132 x 16 x 1.98 GHz) = 24 us.
  *   naive:    40 SMs, 2.56M terms each: 2.56M / 16 / 1.98 GHz = 81 us at best,
  *             and each thread's 10,000 dependent FP64 adds (some 8 cycles
