@@ -65,6 +65,10 @@ ifeq ($(BACKEND),cuda)
   COMPILER := $(NVCC)
   BUILD := build/cuda-sm$(CUDA_ARCH)
   ARCH_FLAGS := -arch=sm_$(CUDA_ARCH) -lineinfo
+  # common/workbook.cu sees every kernel launch for its launch warnings: nvcc's
+  # launch stubs call __cudaLaunchKernel (cudaLaunchKernel before CUDA 13),
+  # and the linker sends those calls to its __wrap_ functions first.
+  LINK_FLAGS := -Xlinker --wrap=__cudaLaunchKernel -Xlinker --wrap=cudaLaunchKernel
   LINK_DEPENDENCIES :=
 else
   COMPILER := $(EMUCC)
@@ -101,7 +105,7 @@ all: $(LESSONS)
 # define ... endef writes the same three rules for every lesson directory.
 define lesson_rules
 $(BUILD)/lesson$(call lesson_number,$(1)): $(patsubst %.cu,$(BUILD)/%.o,$(call lesson_source,$(1))) $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
+	$$(COMPILER) $$(ALL_FLAGS) $$(LINK_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
 
 lesson$(call lesson_number,$(1)): check-compiler $(BUILD)/lesson$(call lesson_number,$(1))
 	@cp -f $(BUILD)/lesson$(call lesson_number,$(1)) $$@
@@ -112,10 +116,10 @@ endef
 # make solutionNN: the same with the worked solution in solutions/.
 define exercise_rules
 $(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE)).o $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
+	$$(COMPILER) $$(ALL_FLAGS) $$(LINK_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
 
 $(BUILD)/solution$(call lesson_number,$(1)): $(BUILD)/solutions/$(notdir $(1))/$(basename $(call setting,$(1),EXERCISE)).o $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
-	$$(COMPILER) $$(ALL_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
+	$$(COMPILER) $$(ALL_FLAGS) $$(LINK_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
 
 exercise$(call lesson_number,$(1)): check-compiler $(BUILD)/exercise$(call lesson_number,$(1))
 	@./$(BUILD)/exercise$(call lesson_number,$(1))

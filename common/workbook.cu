@@ -216,6 +216,7 @@ typedef struct {
     int selected[MAX_VARIANTS + 1]; /* --only: 1 for each variant to run; the last is device-copy */
     int only_given;
     int csv;                /* --csv: machine-readable rows instead of the table */
+    int quiet_warnings;     /* --quiet-warnings: no launch warnings */
     int cold;               /* --cache cold (1) or warm (0) */
     unsigned long long seed;
 } wb_options;
@@ -290,6 +291,8 @@ static void print_help(const wb_lesson *lesson)
            "                    warm: leave them as the previous run left them\n");
     printf("      --seed S      seed of the random input (default 1)\n");
     printf("      --csv         one CSV row per measurement instead of the table\n");
+    printf("      --quiet-warnings  no launch warnings (grids that under-fill the GPU, low\n"
+           "                    occupancy, register spills) under the table, or on stderr with --csv\n");
     printf("  -h, --help        this help\n");
     for (int i = 0; i < lesson->option_count; i++) {
         const wb_option *option = &lesson->options[i];
@@ -357,6 +360,10 @@ static wb_options parse_options(const wb_lesson *lesson, int argc, char **argv)
         }
         if (strcmp(flag, "--csv") == 0) {
             options.csv = 1;
+            continue;
+        }
+        if (strcmp(flag, "--quiet-warnings") == 0) {
+            options.quiet_warnings = 1;
             continue;
         }
         /* every other option takes a value: "--reps 5" or "--reps=5" */
@@ -1188,6 +1195,255 @@ static void note_check(wb_run *run, const char *variant, int passed)
 
 /* ---- wb_main -------------------------------------------------------------- */
 
+/* ---- launch warnings ------------------------------------------------------ */
+
+/* CUDA C says nothing when a launch leaves most of the GPU idle. wb_main
+ * records every launch a GPU variant makes while it is checked (its kernel,
+ * grid, block and dynamic shared memory) and, under the table, warns about
+ * what the runtime's own numbers show: a grid with fewer blocks than SMs or
+ * far less than one wave, low theoretical occupancy and what limits it,
+ * register spills, and a last wave that is mostly empty.
+ *
+ * How launches are seen without changing how lessons write them:
+ *   nvcc  compiles k<<<grid, block, shmem>>>(...) into a stub that calls
+ *         __cudaLaunchKernel (CUDA 13; cudaLaunchKernel before it, and for
+ *         explicit calls). The Makefile links every program with
+ *         -Xlinker --wrap=NAME for both, so those calls reach
+ *         __wrap_NAME below, which records the launch and calls the runtime's.
+ *   emu   the emulator calls cuda_emu::launch_observer for every launch. */
+
+/* Thresholds, chosen to flag what costs real time and stay quiet otherwise: */
+/* a grid holding less than half of one wave leaves over half the device idle */
+#define WAVE_FILL_WARNING_BELOW 0.5
+/* below a quarter of the warps an SM can hold (16 of 64 on an H100), too few
+ * warps are left to hide memory latency unless each thread has independent
+ * work of its own (lesson 06: Volkov's point) */
+#define OCCUPANCY_WARNING_BELOW 0.25
+/* a last wave whose idle slots are over a quarter of the launch's SM time */
+#define TAIL_IDLE_WARNING_ABOVE 0.25
+#define MAX_RECORDED_LAUNCHES 16
+#define MAX_WARNINGS 64
+#define WARNING_LENGTH 320
+
+typedef struct {
+    const void *kernel; /* what the runtime's function queries take */
+    char name[96];
+    dim3 grid, block;
+    size_t shared_bytes;
+} wb_launch;
+
+static struct {
+    int recording; /* 1 while a GPU variant is being checked */
+    int count;
+    wb_launch launches[MAX_RECORDED_LAUNCHES];
+    int warning_count;
+    char warnings[MAX_WARNINGS][WARNING_LENGTH];
+} launch_log;
+
+static void record_launch(const void *kernel, const char *name, dim3 grid, dim3 block,
+                          size_t shared_bytes)
+{
+    if (!launch_log.recording || launch_log.count == MAX_RECORDED_LAUNCHES)
+        return;
+    for (int i = 0; i < launch_log.count; i++) {
+        const wb_launch *seen = &launch_log.launches[i];
+        if (seen->kernel == kernel && seen->grid.x == grid.x && seen->grid.y == grid.y &&
+            seen->grid.z == grid.z && seen->block.x == block.x && seen->block.y == block.y &&
+            seen->block.z == block.z && seen->shared_bytes == shared_bytes)
+            return; /* the same launch again, e.g. one per pass of a loop */
+    }
+    wb_launch *launch = &launch_log.launches[launch_log.count++];
+    launch->kernel = kernel;
+    snprintf(launch->name, sizeof launch->name, "%s", name);
+    launch->grid = grid;
+    launch->block = block;
+    launch->shared_bytes = shared_bytes;
+}
+
+#ifdef CUDA_EMULATION
+static void observe_emulated_launch(const cuda_emu::LaunchConfig &config, const char *kernel_name)
+{
+    /* the emulator's function queries take any non-null pointer: the name will do */
+    record_launch(kernel_name, kernel_name, config.grid, config.block, config.shared_bytes);
+}
+#else
+/* The kernel's name as the runtime gives it, mangled (_Z6kernelPfi): the
+ * identifier after _Z and its length is all a warning needs. */
+static void kernel_name_of(const void *kernel, char *name, size_t room)
+{
+    const char *mangled = NULL;
+    snprintf(name, room, "a kernel");
+    if (cudaFuncGetName(&mangled, kernel) != cudaSuccess || !mangled) {
+        cudaGetLastError(); /* a failed query is no launch error */
+        return;
+    }
+    char *end;
+    long length = strncmp(mangled, "_Z", 2) == 0 ? strtol(mangled + 2, &end, 10) : 0;
+    if (length > 0 && (size_t)length < strlen(end) + 1)
+        snprintf(name, room, "%.*s", (int)length, end);
+    else
+        snprintf(name, room, "%s", mangled);
+}
+
+static void record_device_launch(const void *kernel, dim3 grid, dim3 block, size_t shared_bytes)
+{
+    if (!launch_log.recording)
+        return;
+    char name[96];
+    kernel_name_of(kernel, name, sizeof name);
+    record_launch(kernel, name, grid, block, shared_bytes);
+}
+
+extern "C" cudaError_t __real___cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **, size_t,
+                                                 cudaStream_t);
+extern "C" cudaError_t __real_cudaLaunchKernel(const void *, dim3, dim3, void **, size_t,
+                                               cudaStream_t);
+
+extern "C" cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block,
+                                                 void **args, size_t shared_bytes,
+                                                 cudaStream_t stream)
+{
+    /* the occupancy and attribute queries accept a cudaKernel_t cast to void * */
+    record_device_launch((const void *)kernel, grid, block, shared_bytes);
+    return __real___cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
+extern "C" cudaError_t __wrap_cudaLaunchKernel(const void *kernel, dim3 grid, dim3 block,
+                                               void **args, size_t shared_bytes,
+                                               cudaStream_t stream)
+{
+    record_device_launch(kernel, grid, block, shared_bytes);
+    return __real_cudaLaunchKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+#endif
+
+static void add_warning(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void add_warning(const char *format, ...)
+{
+    char line[WARNING_LENGTH];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    for (int i = 0; i < launch_log.warning_count; i++)
+        if (strcmp(launch_log.warnings[i], line) == 0)
+            return;
+    if (launch_log.warning_count < MAX_WARNINGS)
+        snprintf(launch_log.warnings[launch_log.warning_count++], WARNING_LENGTH, "%s", line);
+}
+
+/* Which resource caps the blocks an SM holds, by the occupancy calculator's
+ * arithmetic on the runtime's numbers (allocation granularity left out: the
+ * count itself comes from the occupancy API, this only names the cause). */
+static const char *occupancy_limit(const cudaDeviceProp *prop, const cudaFuncAttributes *attr,
+                                   int threads, size_t shared_bytes)
+{
+    int warp_threads = (threads + prop->warpSize - 1) / prop->warpSize * prop->warpSize;
+    long long by_blocks = prop->maxBlocksPerMultiProcessor;
+    long long by_threads = prop->maxThreadsPerMultiProcessor / warp_threads;
+    long long by_registers = attr->numRegs > 0
+                                 ? prop->regsPerMultiprocessor / ((long long)attr->numRegs * warp_threads)
+                                 : LLONG_MAX;
+    size_t block_shared = attr->sharedSizeBytes + shared_bytes + prop->reservedSharedMemPerBlock;
+    long long by_shared = block_shared > 0
+                              ? (long long)(prop->sharedMemPerMultiprocessor / block_shared)
+                              : LLONG_MAX;
+    if (by_registers <= by_shared && by_registers < by_threads && by_registers < by_blocks)
+        return "registers per thread: fewer registers (__launch_bounds__) or smaller blocks";
+    if (by_shared < by_threads && by_shared < by_blocks)
+        return "shared memory per block: smaller tiles or fewer buffers";
+    if (by_blocks < by_threads)
+        return "blocks per SM, the blocks are small: more threads per block";
+    return "block size: a block size that divides the SM's threads evenly";
+}
+
+/* Checks one recorded launch against the device and adds its warnings. */
+static void analyze_launch(const wb_run *run, const char *variant, const wb_launch *launch)
+{
+    const cudaDeviceProp *prop = &run->device.prop;
+    const char *model = run->device.emulated ? " (emulated device model)" : "";
+    cudaFuncAttributes attr;
+    int blocks_per_sm = 0;
+    int threads = (int)(launch->block.x * launch->block.y * launch->block.z);
+    if (cudaFuncGetAttributes(&attr, launch->kernel) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, launch->kernel, threads,
+                                                      launch->shared_bytes) != cudaSuccess) {
+        cudaGetLastError(); /* no verdict is better than a wrong one */
+        return;
+    }
+    long long blocks = (long long)launch->grid.x * launch->grid.y * launch->grid.z;
+    int sms = prop->multiProcessorCount;
+    long long wave = (long long)blocks_per_sm * sms; /* blocks resident at once */
+    const char *kernel = launch->name;
+
+    if (blocks < sms) {
+        add_warning("warning: %s: %s launches %lld block%s of %d threads on %d SMs, so %lld "
+                    "SM%s idle; try smaller blocks, or more threads with less work each%s",
+                    variant, kernel, blocks, blocks == 1 ? "" : "s", threads, sms, sms - blocks,
+                    sms - blocks == 1 ? " sits" : "s sit", model);
+    } else if (wave > 0 && blocks < WAVE_FILL_WARNING_BELOW * wave) {
+        add_warning("warning: %s: %s's %lld blocks of %d threads fill %.0f%% of one wave "
+                    "(%lld blocks); try more threads, each with less work%s",
+                    variant, kernel, blocks, threads, 100.0 * blocks / wave, wave, model);
+    }
+
+    int warps_per_sm = prop->maxThreadsPerMultiProcessor / prop->warpSize;
+    int warps_per_block = (threads + prop->warpSize - 1) / prop->warpSize;
+    double occupancy = warps_per_sm > 0 ? (double)blocks_per_sm * warps_per_block / warps_per_sm : 0;
+    if (occupancy < OCCUPANCY_WARNING_BELOW) {
+        add_warning("warning: %s: %s's theoretical occupancy is %.0f%% (%d of %d warps per SM), "
+                    "below %.0f%%; limited by %s%s",
+                    variant, kernel, 100 * occupancy, blocks_per_sm * warps_per_block,
+                    warps_per_sm, 100 * OCCUPANCY_WARNING_BELOW,
+                    occupancy_limit(prop, &attr, threads, launch->shared_bytes), model);
+    }
+
+    if (attr.localSizeBytes > 0) {
+        add_warning("warning: %s: %s uses %zu bytes of local memory per thread (register "
+                    "spills or a local array); check nvcc -Xptxas -v, fewer live values%s",
+                    variant, kernel, (size_t)attr.localSizeBytes, model);
+    }
+
+    if (wave > 0 && blocks > wave && blocks % wave != 0) {
+        long long waves = (blocks + wave - 1) / wave;
+        long long last = blocks % wave;
+        double idle = (double)(wave - last) / ((double)wave * waves);
+        if (idle > TAIL_IDLE_WARNING_ABOVE)
+            add_warning("warning: %s: %s's last of %lld waves holds %lld of %lld blocks: %.0f%% "
+                        "of its SM time idles; try a grid of whole waves (grid-stride loop)%s",
+                        variant, kernel, waves, last, wave, 100 * idle, model);
+    }
+}
+
+static void start_recording_launches(void)
+{
+    launch_log.count = 0;
+    launch_log.recording = 1;
+}
+
+static void analyze_recorded_launches(const wb_run *run, const char *variant)
+{
+    launch_log.recording = 0;
+    for (int i = 0; i < launch_log.count; i++)
+        analyze_launch(run, variant, &launch_log.launches[i]);
+    launch_log.count = 0;
+}
+
+/* Under the table (the table stays within its width); on stderr with --csv,
+ * so the CSV on stdout stays machine-readable. */
+static void print_warnings(const wb_run *run)
+{
+    if (run->options.quiet_warnings || launch_log.warning_count == 0)
+        return;
+    FILE *out = run->options.csv ? stderr : stdout;
+    if (!run->options.csv)
+        fprintf(out, "\n");
+    for (int i = 0; i < launch_log.warning_count; i++)
+        fprintf(out, "%s\n", launch_log.warnings[i]);
+    if (!run->options.csv)
+        fprintf(out, "(--quiet-warnings hides these; lesson 06 explains them)\n");
+}
+
 static void check_declaration(const wb_lesson *lesson)
 {
     const char *problem = NULL;
@@ -1268,7 +1524,12 @@ static void measure_variant(wb_run *run, const wb_variant *variant, int is_refer
             continue;
         wb_buffer_check check;
         if (!is_reference) {
+            int first_gpu_check = gpu && scope == (variant->scope & -variant->scope);
+            if (first_gpu_check)
+                start_recording_launches();
             check = run_and_check(run, variant, scope);
+            if (first_gpu_check)
+                analyze_recorded_launches(run, variant->name);
             note_check(run, variant->name, check.result.passed);
         }
         wb_timing timing = time_step(run, run_variant_once, variant, scope);
@@ -1320,6 +1581,9 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
 {
     program = lesson->name;
     check_declaration(lesson);
+#ifdef CUDA_EMULATION
+    cuda_emu::launch_observer = observe_emulated_launch;
+#endif
     wb_run run;
     memset(&run, 0, sizeof run);
     run.lesson = lesson;
@@ -1372,5 +1636,6 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
         lesson->finish(&run.data);
     }
     release(&run);
+    print_warnings(&run);
     return finish(&run);
 }

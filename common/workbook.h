@@ -15,7 +15,10 @@
  * device, allocation, reproducible input, the CPU reference, and for each
  * variant a check against the reference (outputs poisoned first, so a value
  * nobody wrote is caught), a warm-up, the timed runs, and one table row or CSV
- * row; then the closing summary and the exit code:
+ * row; under the table, one warning line per launch that under-fills the GPU
+ * (too few blocks, low occupancy, register spills, a mostly empty last wave:
+ * see "launch warnings" in workbook.cu; --quiet-warnings hides them); then
+ * the closing summary and the exit code:
  *   0 every check passed, 1 a check or a CUDA call failed, 2 usage error,
  *   3 no usable CUDA device (the CPU version still ran).
  *

@@ -11,7 +11,7 @@ assert_every_variant_passes() {
     local n="$1"
     shift
     use_gpu_build
-    run "$BUILD/lesson01" -n "$n" --reps 2 --warmup 1 --csv "$@"
+    run --separate-stderr "$BUILD/lesson01" -n "$n" --reps 2 --warmup 1 --csv "$@"
     assert_success
     assert_line --regexp "^lesson01,cpu,host,$n,.*,REF,"
     assert_line --regexp "^lesson01,naive,kernel,$n,.*,PASS,"
@@ -27,7 +27,7 @@ assert_every_variant_passes() {
     for order in forward reverse random:2024; do
         for n in 1 5 257 4099; do
             CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
-                run "$EMU_BUILD/lesson01" -n "$n" --reps 1 --warmup 0 --csv
+                run --separate-stderr "$EMU_BUILD/lesson01" -n "$n" --reps 1 --warmup 0 --csv
             assert_success
             assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 4
         done
@@ -75,7 +75,7 @@ assert_every_variant_passes() {
 
 @test "lesson01 --only naive runs the naive variant alone, still checked against the CPU" {
     use_gpu_build
-    run "$BUILD/lesson01" -n 1000 --only naive --reps 1 --warmup 0 --csv
+    run --separate-stderr "$BUILD/lesson01" -n 1000 --only naive --reps 1 --warmup 0 --csv
     assert_success
     assert_equal "${#lines[@]}" 3
     assert_line --index 1 --regexp "^lesson01,naive,kernel,1000,.*,PASS,"
@@ -113,6 +113,6 @@ assert_every_variant_passes() {
     assert_line "2 of 4 checks FAILED"
     [[ "$stderr" == *"lesson01: naive (kernel) FAIL: c: first mismatch at index 999: expected "*", got "*"nan"* ]] ||
         fail "stderr does not name the first mismatch: $stderr"
-    run "$BATS_TEST_TMPDIR/broken" -n 1000 --reps 1 --warmup 0 --csv
+    run --separate-stderr "$BATS_TEST_TMPDIR/broken" -n 1000 --reps 1 --warmup 0 --csv
     assert_line --regexp "^lesson01,naive,kernel,1000,.*,FAIL,inf,"
 }

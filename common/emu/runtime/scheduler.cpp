@@ -600,6 +600,8 @@ cudaError_t check_config(const LaunchConfig& c) {
 
 }  // namespace
 
+void (*launch_observer)(const LaunchConfig& config, const char* kernel_name) = nullptr;
+
 void run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(void*),
               void* closure) {
     if (inside_block) fatal("kernel %s launched from inside a kernel: dynamic parallelism is not emulated",
@@ -609,6 +611,7 @@ void run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(
         set_last_error(error);
         return;
     }
+    if (launch_observer) launch_observer(config, kernel_name);
     Grid grid;
     grid.config = config;
     grid.kernel = kernel_name;

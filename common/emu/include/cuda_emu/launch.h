@@ -36,6 +36,10 @@ inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaS
 void run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(void*),
               void* closure);
 
+// When set, run_grid calls it with each valid launch's configuration before the launch runs:
+// common/workbook.cu records launches there to warn about grids that under-fill the device.
+extern void (*launch_observer)(const LaunchConfig& config, const char* kernel_name);
+
 template <class Kernel, class... Args>
 void launch(const LaunchConfig& config, const char* kernel_name, Kernel&& kernel, Args&&... args) {
     struct Closure {

@@ -271,6 +271,7 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrMaxRegistersPerMultiprocessor = 82,
     cudaDevAttrManagedMemory = 83,
+    cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,  // not modelled: cudaDeviceGetAttribute refuses it
     cudaDevAttrConcurrentManagedAccess = 89,
     cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,

@@ -1,0 +1,195 @@
+#!/usr/bin/env bats
+# tests/lesson06.bats - lesson 06 (occupancy) and the launch warnings that
+# common/workbook.cu prints under every lesson's table. Under the emulator the
+# device has one SM per worker thread: CUDA_EMU_WORKERS=2 fixes it at 2 SMs,
+# each holding 2,048 threads in at most 32 blocks (common/emu/runtime/api.cpp).
+
+setup() {
+    load test_helper
+    [ -x "$EMU_BUILD/lesson06" ] || skip "no emulator build in $EMU_BUILD (run make test)"
+    export CUDA_EMU_WORKERS=2
+    LESSON_SOURCE="$REPO/lessons/06-occupancy/loop_test.cu"
+}
+
+# Builds a changed copy of the lesson with the emulator: $1 = sed expression.
+build_mutant() {
+    sed "$1" "$LESSON_SOURCE" >"$BATS_TEST_TMPDIR/loop_test.cu"
+    ! cmp -s "$LESSON_SOURCE" "$BATS_TEST_TMPDIR/loop_test.cu" || fail "the sed expression changed nothing"
+    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
+        -o "$BATS_TEST_TMPDIR/mutant" "$BATS_TEST_TMPDIR/loop_test.cu" "$EMU_BUILD/common/workbook.o"
+}
+
+@test "lesson06 passes every variant at its default size" {
+    run "$EMU_BUILD/lesson06" --reps 1 --warmup 0
+    assert_success
+    assert_line --regexp "^naive +kernel .* PASS"
+    assert_line --regexp "^blocks64 +kernel .* PASS"
+    assert_line --regexp "^optimized +kernel .* PASS"
+}
+
+@test "the article's launch warns that SMs sit idle, and optimized does not warn" {
+    # 100 results: naive has 1 block of 256 threads for 2 SMs
+    run "$EMU_BUILD/lesson06" -n 100x10 --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: naive: loop_thread_per_result launches 1 block of 256 threads on 2 SMs, so 1 SM sits idle; try smaller blocks, or more threads with less work each (emulated device model)"
+    refute_output --partial "warning: optimized"
+}
+
+@test "a grid far smaller than one wave warns with its share of the wave" {
+    # 2 blocks of 64 threads; a wave is 32 blocks per SM x 2 SMs = 64 blocks
+    run "$EMU_BUILD/lesson06" -n 100x10 --reps 1 --warmup 0
+    assert_line "warning: blocks64: loop_thread_per_result's 2 blocks of 64 threads fill 3% of one wave (64 blocks); try more threads, each with less work (emulated device model)"
+}
+
+@test "a well-sized launch gets no warning" {
+    # 4,096 results in 64-thread blocks: exactly one wave of 64 blocks
+    # (ilp launches one block per SM on purpose: it is warned about, see below)
+    run "$EMU_BUILD/lesson06" -n 4096x2 --reps 1 --warmup 0 --threads-per-block 64 \
+        --only naive,optimized,blocks64
+    assert_success
+    refute_output --partial "warning:"
+}
+
+@test "a mostly empty last wave warns with the idle share" {
+    # 5 blocks of 1,024 threads; a wave is 2 per SM x 2 SMs = 4: the second holds 1
+    run "$EMU_BUILD/lesson06" -n 5000x1 --threads-per-block 1024 --only naive --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: naive: loop_thread_per_result's last of 2 waves holds 1 of 4 blocks: 38% of its SM time idles; try a grid of whole waves (grid-stride loop) (emulated device model)"
+}
+
+@test "low theoretical occupancy warns and names shared memory as the limit" {
+    # 40,000 bytes of dynamic shared memory per 32-thread block: 4 blocks, 4 of 64 warps per SM
+    build_mutant 's/<<<blocks_per_grid, (int)threads_per_block>>>/<<<blocks_per_grid, (int)threads_per_block, 40000>>>/'
+    run "$BATS_TEST_TMPDIR/mutant" -n 1000x2 --threads-per-block 32 --only naive --reps 1 --warmup 0
+    assert_success
+    assert_line --regexp "^warning: naive: loop_thread_per_result's theoretical occupancy is 6% \(4 of 64 warps per SM\), below 25%; limited by shared memory per block: .*\(emulated device model\)$"
+}
+
+@test "ilp's deliberately low occupancy is warned about, as Volkov's point expects" {
+    run "$EMU_BUILD/lesson06" -n 4096x2 --only ilp --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: ilp: loop_warp_per_result_ilp's 2 blocks of 256 threads fill 12% of one wave (16 blocks); try more threads, each with less work (emulated device model)"
+}
+
+@test "--quiet-warnings silences the warnings" {
+    run "$EMU_BUILD/lesson06" -n 100x10 --reps 1 --warmup 0 --quiet-warnings
+    assert_success
+    refute_output --partial "warning:"
+}
+
+@test "with --csv the warnings go to stderr and stdout stays CSV" {
+    run --separate-stderr "$EMU_BUILD/lesson06" -n 100x10 --reps 1 --warmup 0 --csv
+    assert_success
+    refute_output --partial "warning:"
+    [[ "$stderr" == *"warning: naive: loop_thread_per_result launches 1 block"* ]] || fail "stderr: $stderr"
+}
+
+@test "lesson01's launches are warned about too, without a change to lesson01" {
+    [ -x "$EMU_BUILD/lesson01" ] || skip "no lesson01 build"
+    run "$EMU_BUILD/lesson01" -n 100 --reps 1 --warmup 0
+    assert_success
+    assert_line --regexp "^warning: naive: vector_add_naive launches 1 block of 256 threads on 2 SMs"
+}
+
+@test "optimized takes its block size from the occupancy API and says so" {
+    run --separate-stderr "$EMU_BUILD/lesson06" -n 1000x10 --only optimized --reps 1 --warmup 0
+    assert_success
+    # 1,024 threads per block hold the most threads per SM in the emulated model
+    # (ties go to the larger block); 1,000 results would take 32 blocks of 32
+    # warps, and the grid stops at one wave: 2 blocks per SM x 2 SMs
+    [[ "$stderr" == *"optimized runs 4 blocks of 1024 threads (the occupancy API's choice)"* ]] ||
+        fail "stderr: $stderr"
+}
+
+@test "a kernel that writes NaN into one result fails, naming it" {
+    # the one-thread-per-result kernel's store (the CPU's is indented deeper)
+    build_mutant 's/^    results\[i\] = sum;/    results[i] = i == 5 ? 0.0 \/ 0.0 : sum;/'
+    run --separate-stderr "$BATS_TEST_TMPDIR/mutant" -n 100x10 --only naive --reps 1 --warmup 0
+    assert_equal "$status" 1
+    [[ "$stderr" == *"naive (kernel) FAIL: results: first mismatch at (row 0, column 5): expected "*", got "*"nan"* ]] || fail "stderr: $stderr"
+}
+
+@test "lesson06 passes in reverse and random block order, with guarded and poisoned memory" {
+    for size in 33x7 257x33; do
+        CUDA_EMU_ORDER=reverse run "$EMU_BUILD/lesson06" -n $size --reps 1 --warmup 0
+        assert_success
+        CUDA_EMU_ORDER=random:7 run "$EMU_BUILD/lesson06" -n $size --reps 1 --warmup 0
+        assert_success
+        CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 run "$EMU_BUILD/lesson06" -n $size --reps 1 --warmup 0
+        assert_success
+    done
+}
+
+# ---- exercise 06 ----------------------------------------------------------------
+
+# Builds a changed copy of the worked solution with the checker: $1 = sed expression.
+build_solution_mutant() {
+    local solution="$REPO/solutions/06-occupancy/exercise.cu"
+    sed "$1" "$solution" >"$BATS_TEST_TMPDIR/exercise.cu"
+    ! cmp -s "$solution" "$BATS_TEST_TMPDIR/exercise.cu" || fail "the sed expression changed nothing"
+    # the checker and common/ as make test-programs built them
+    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
+        -o "$BATS_TEST_TMPDIR/checker" "$BATS_TEST_TMPDIR/exercise.cu" \
+        "$EMU_BUILD/lessons/06-occupancy/exercise_check.o" "$EMU_BUILD/common/workbook.o"
+}
+
+@test "the untouched exercise06 skeleton reports not implemented yet" {
+    run "$EMU_BUILD/exercise06"
+    assert_equal "$status" 1
+    assert_line --partial "exercise06: not implemented yet"
+}
+
+@test "the worked solution of exercise06 passes at every size" {
+    run "$EMU_BUILD/solution06"
+    assert_success
+    # 300,007 results: one wave of 1,024-thread blocks, 2 per SM x 2 SMs
+    assert_line "  n = 300007  PASS: 4 blocks of 1024 threads"
+    assert_line "exercise06: PASS (all 4 sizes)"
+}
+
+@test "exercise06's checker catches a grid of one block that leaves SMs idle" {
+    build_solution_mutant 's/needed < min_grid_size ? needed : min_grid_size/needed < min_grid_size ? needed : 1/'
+    run "$BATS_TEST_TMPDIR/checker"
+    assert_equal "$status" 1
+    assert_line "  n = 300007  FAIL: 1 blocks of 1024 threads leave the device part idle: one wave is 4 blocks (2 per SM x 2 SMs), the results need 293"
+    assert_line "exercise06: FAIL (1 of 4 sizes wrong)"
+}
+
+@test "exercise06's checker catches a block size that is not a whole number of warps" {
+    build_solution_mutant 's/^    long long needed = /    config.threads_per_block = 1000;\n    long long needed = /'
+    run "$BATS_TEST_TMPDIR/checker"
+    assert_equal "$status" 1
+    assert_line "  n = 1       FAIL: 1000 threads per block: expected a multiple of 32 up to 1024"
+}
+
+@test "exercise06's checker catches a launch that skips the last result" {
+    build_solution_mutant 's/(d_results, result_count,$/(d_results, result_count - 1,/'
+    run "$BATS_TEST_TMPDIR/checker"
+    assert_equal "$status" 1
+    assert_line --regexp "^  n = 1       FAIL: first wrong index 0: expected 0, got -?nan \(never written\)$"
+    assert_line "exercise06: FAIL (4 of 4 sizes wrong)"
+}
+
+# ---- the block-size sweep -------------------------------------------------------
+
+@test "plots/block-sweep.sh times every GPU variant at each block size and draws the chart" {
+    command -v gnuplot >/dev/null || skip "gnuplot is not installed"
+    BLOCK_SIZES="32 64" run sh "$REPO/plots/block-sweep.sh" "$EMU_BUILD/lesson06" "$BATS_TEST_TMPDIR/out" \
+        -n 100x4 --reps 1 --warmup 0
+    assert_success
+    # the emulated device model's choice for the warp-per-result kernel
+    assert_output --partial "(occupancy API's choice: 1024)"
+    local csv="$BATS_TEST_TMPDIR/out/lesson06-block-sweep.csv"
+    assert_equal "$(head -n 1 "$csv")" "threads_per_block,variant,median_ms"
+    assert_equal "$(cut -d , -f 1,2 "$csv" | tail -n +2 | tr '\n' ' ')" \
+        "32,naive 32,optimized 32,blocks64 32,ilp 64,naive 64,optimized 64,blocks64 64,ilp "
+    [ -z "$(tail -n +2 "$csv" | cut -d , -f 3 | grep -v -E '^[0-9]+(\.[0-9]+)?(e-?[0-9]+)?$')" ] ||
+        fail "a time is not a number: $(cat "$csv")"
+    [ -s "$BATS_TEST_TMPDIR/out/lesson06-block-sweep.png" ] || fail "no chart was drawn"
+}
+
+@test "plots/block-sweep.sh refuses a program that is not there" {
+    run sh "$REPO/plots/block-sweep.sh" "$BATS_TEST_TMPDIR/no-such-lesson" "$BATS_TEST_TMPDIR/out"
+    assert_equal "$status" 2
+    assert_output --partial "is not a program"
+}
