@@ -13,7 +13,7 @@
  *     make lesson03 && ./lesson03
  *     ./lesson03 -n 4096x2048 --steps 100     # another field, more steps
  *     ./lesson03 --seed-problem               # the article's 2000 x 2000, 10,000 steps
- *     ./lesson03 --output out/field           # also write the fields for make plots
+ *     ./lesson03 --output plots/results/fields  # write the fields; make plots draws them
  *     ./lesson03 --race-demo                  # the in-place update's race, shown
  *     ./lesson03 --help                       # every option
  *
@@ -440,14 +440,10 @@ static void write_matrix(const char *dir, const char *name, const float *field, 
 }
 
 /* --output DIR: the initial field, the final one (the CPU's, which every
- * passing variant matched) and its Laplacian, for plots/diffusion.gp. */
+ * passing variant matched) and its Laplacian, for plots/heatmaps.gp. */
 static void write_fields(const wb_data *data)
 {
     int width = (int)data->shape.width, height = (int)data->shape.height;
-    if (mkdir(output_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "lesson03: cannot create %s: %s\n", output_dir, strerror(errno));
-        exit(WB_EXIT_CHECK_FAILED);
-    }
     float *laplacian = (float *)wb_alloc_host(data->bytes[FINAL], "the Laplacian");
     laplacian_cpu((const float *)data->host[FINAL], laplacian, width, height);
     write_matrix(output_dir, "initial.dat", (const float *)data->host[INITIAL], width, height);
@@ -504,13 +500,36 @@ static void fill_jagged(void *host, long long count, const wb_shape *shape,
 
 /* ---- the declaration: what common/ runs, checks and times ----------------- */
 
-/* --seed-problem: the article's field and step count, whatever -n and --steps said. */
-static void input_shape(wb_shape *shape)
+/* After the command line, before anything is computed: --seed-problem sets
+ * the article's field and step count, whatever -n and --steps said; the
+ * --output folder (and its parents) is created now, so that a path that
+ * cannot be written is refused at once rather than after the run. */
+static void check_options(wb_shape *shape)
 {
-    if (!seed_problem)
+    if (seed_problem) {
+        wb_set_shape(shape, SEED_PROBLEM_SIDE, SEED_PROBLEM_SIDE, 0);
+        steps = SEED_PROBLEM_STEPS;
+    }
+    if (!output_dir[0])
         return;
-    wb_set_shape(shape, SEED_PROBLEM_SIDE, SEED_PROBLEM_SIDE, 0);
-    steps = SEED_PROBLEM_STEPS;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", output_dir);
+    for (char *slash = path + 1;; slash++) {
+        int end = *slash == '\0';
+        if (*slash != '/' && !end)
+            continue;
+        *slash = '\0';
+        struct stat info;
+        if (mkdir(path, 0777) != 0 && !(errno == EEXIST && stat(path, &info) == 0 &&
+                                          S_ISDIR(info.st_mode))) {
+            fprintf(stderr, "lesson03: --output '%s': cannot create the folder %s: %s\n",
+                    output_dir, path, errno == EEXIST ? "a file is in the way" : strerror(errno));
+            exit(WB_EXIT_USAGE);
+        }
+        if (end)
+            break;
+        *slash = '/';
+    }
 }
 
 static long long field_cells(const wb_shape *shape) { return shape->elements; }
@@ -590,7 +609,7 @@ static const wb_lesson lesson = {
     .copy_bytes = bytes_per_step,
     .options = options, .option_count = WB_COUNT(options),
     .prepare = prepare,
-    .input_shape = input_shape,
+    .input_shape = check_options,
     .finish = finish,
 };
 
