@@ -202,6 +202,7 @@ help:
 	@echo "  bench          run every lesson over its lesson.conf sweep; append to plots/results/<device>.csv;"
 	@echo "                 then the emulator's own benchmark (context switch, 16M reduction)"
 	@echo "  plots          check plots/reference/*.csv and plots/results/*.csv, draw charts into plots/out/"
+	@echo "                 and heat maps of the fields lesson03 --output wrote under plots/results/"
 	@echo "  doctor         check this machine: nvcc, driver, GPUs, the architecture built for"
 	@echo "  clean          remove build/ and the lesson programs"
 	@echo ""
