@@ -466,13 +466,17 @@ static void finish(const wb_data *data)
 
 /* ---- the initial field: a "jagged image" ------------------------------------ */
 
-/* Smooth noise inside an ellipse that fills the field, with everything below
- * the top 30% of the field set to zero: sharp edges for diffusion to wear
- * down, like the article's picture. The noise is bilinear between random
- * values on a coarse lattice, NOISE_CELLS lattice cells across the field. */
+/* Smooth noise inside an ellipse that fills the field, cut off below the top
+ * 30% of the field: sharp edges for diffusion to wear down, like the
+ * article's picture. The noise is bilinear between random values on a coarse
+ * lattice, NOISE_CELLS lattice cells across the field. The article sets the
+ * rest to zero; here it keeps a tenth of the noise, a cool background, so
+ * that the cells on the border, where the edge rule acts, hold values that
+ * a wrong neighbour would change, and the checks see it. */
 #define NOISE_CELLS 16
 #define ELLIPSE_RADIUS 0.45 /* of the field's width and height */
 #define HOT_FRACTION 0.3    /* the rows that keep their noise */
+#define BACKGROUND 0.1      /* what is left of the noise outside the hot region */
 
 static void fill_jagged(void *host, long long count, const wb_shape *shape,
                         unsigned long long seed)
@@ -494,7 +498,7 @@ static void fill_jagged(void *host, long long count, const wb_shape *shape,
             double noise = (1 - fv) * ((1 - fu) * top[0] + fu * top[1]) +
                            fv * ((1 - fu) * bottom[0] + fu * bottom[1]);
             int hot = dx * dx + dy * dy <= 1.0 && y < HOT_FRACTION;
-            field[(long long)row * width + col] = hot ? (float)noise : 0.0f;
+            field[(long long)row * width + col] = (float)(hot ? noise : BACKGROUND * noise);
         }
 }
 
