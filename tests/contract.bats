@@ -92,7 +92,8 @@ assert_usage_error() {
 }
 
 @test "an unknown variant in --only is refused, naming the valid ones" {
-    assert_usage_error "unknown variant 'gpu' for --only: expected cpu, naive, optimized" --only cpu,gpu
+    # cpu first, then naive; a lesson may have more variants than the three every lesson has
+    assert_usage_error "unknown variant 'gpu' for --only: expected cpu, naive, " --only cpu,gpu
 }
 
 @test "a variant named twice in --only is refused" {
@@ -214,7 +215,7 @@ assert_usage_error() {
         local longest
         longest=$(awk '/^variant/,0 { print length($0) }' <<<"$output" | sort -n | tail -n 1)
         [ "$longest" -le 100 ] || fail "$lesson's table is $longest columns wide"
-        assert_line --regexp "^all [0-9]+ checks passed against the CPU reference: naive, optimized"
+        assert_line --regexp "^all [0-9]+ checks passed against the CPU reference: naive, (.+, )?optimized"
     done
 }
 
