@@ -36,7 +36,7 @@ build_mutated_solution() {
     ! cmp -s "$BATS_TEST_TMPDIR/exercise.cu" "$solution" || fail "the sed expression changed nothing"
     "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
         -o "$BATS_TEST_TMPDIR/mutant" "$BATS_TEST_TMPDIR/exercise.cu" \
-        "$REPO/lessons/03-diffusion/exercise_check.cu" "$REPO/common/workbook.cu"
+        "$REPO/lessons/03-diffusion/exercise_check.cu" "$(common_object)"
 }
 
 @test "exercise03's checker catches a tile without its right halo column" {

@@ -155,7 +155,7 @@ build_mutated_lesson() {
     sed "$1" "$source" >"$BATS_TEST_TMPDIR/diffusion.cu"
     ! cmp -s "$source" "$BATS_TEST_TMPDIR/diffusion.cu" || fail "the sed expression changed nothing"
     "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
-        -o "$BATS_TEST_TMPDIR/broken" "$BATS_TEST_TMPDIR/diffusion.cu" "$REPO/common/workbook.cu"
+        -o "$BATS_TEST_TMPDIR/broken" "$BATS_TEST_TMPDIR/diffusion.cu" "$(common_object)"
 }
 
 @test "a NaN written by one kernel at one cell fails with its (row, column)" {
