@@ -8,7 +8,9 @@
 
 unset key
 unset grid
-set multiplot layout 1,3 title fields noenhanced
+# heading: the chart's title, when given; the folder's path otherwise
+if (!exists("heading")) heading = fields
+set multiplot layout 1,3 title heading noenhanced
 set size ratio -1
 # row 0 is the field's first row: draw it at the top, as an image is shown
 set yrange [*:*] reverse
