@@ -220,6 +220,7 @@ help:
 	@echo "  bench          run every lesson over its lesson.conf sweep; append to plots/results/<device>.csv;"
 	@echo "                 then the emulator's own benchmark (context switch, 16M reduction)"
 	@echo "  plots          check plots/reference/*.csv and plots/results/*.csv, draw charts into plots/out/"
+	@echo "                 and heat maps of the fields lesson03 --output wrote under plots/results/"
 	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
 	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
 	@echo "  doctor         check this machine: nvcc, driver, GPUs, the architecture built for"
@@ -247,5 +248,13 @@ bench: all
 
 # make plots: charts from the committed reference results (plots/reference/)
 # and this machine's (plots/results/, from make bench) into plots/out/.
+# Also heat maps of every folder of fields under plots/results/ (as
+# ./lesson03 --output plots/results/NAME writes them) into plots/out/NAME.png.
+FIELD_DIRS = $(patsubst %/final.dat,%,$(wildcard plots/results/*/final.dat))
+PNG_FORMAT = $(shell gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo && echo pngcairo || echo png)
 plots:
 	sh plots/plot.sh plots/out $(or $(wildcard plots/reference/*.csv plots/results/*.csv),plots/results/*.csv)
+	@for fields in $(FIELD_DIRS); do \
+	  gnuplot -e "format='$(PNG_FORMAT)'; outfile='plots/out/$$(basename $$fields).png'; fields='$$fields'" \
+	    plots/terminal.gp plots/heatmaps.gp && echo "drew plots/out/$$(basename $$fields).png"; \
+	done

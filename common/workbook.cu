@@ -690,10 +690,15 @@ static int host_copies(wb_role role)
     return role == WB_INPUT ? 1 : role == WB_OUTPUT ? 2 : 3;
 }
 
-/* Bytes of the device-copy row's scratch buffer: the bytes the lesson moves. */
+/* Bytes of the device-copy row's scratch buffer: the bytes the lesson moves,
+ * or its copy_bytes when it names them. */
 static size_t copy_row_bytes(const wb_run *run)
 {
-    return run->lesson->copy_anchor ? 2 * (size_t)(run->bytes / 2) : 0;
+    if (!run->lesson->copy_anchor)
+        return 0;
+    double bytes = run->lesson->copy_bytes ? run->lesson->copy_bytes(&run->options.shape)
+                                           : run->bytes;
+    return 2 * (size_t)(bytes / 2);
 }
 
 static const char *backend_name(const wb_device *device)
@@ -1083,9 +1088,14 @@ static void report(wb_run *run, const char *variant, int scope, const wb_timing 
     const wb_device *device = &run->device;
     int is_reference = check == NULL;
     int passed = is_reference || check->result.passed;
+    /* the device-copy row is a measurement to compare with, not a result to
+     * check: its own bytes, and no arithmetic */
+    int is_anchor = strcmp(variant, COPY_ROW_NAME) == 0;
+    double bytes = is_anchor ? (double)copy_row_bytes(run) : run->bytes;
+    double flops = is_anchor ? 0.0 : run->flops;
     double seconds = timing->median_ms / 1e3;
-    double gbps = run->bytes / seconds / 1e9;
-    double gflops = run->flops / seconds / 1e9;
+    double gbps = bytes / seconds / 1e9;
+    double gflops = flops / seconds / 1e9;
     double speedup = run->cpu_median_ms > 0 ? run->cpu_median_ms / timing->median_ms : 0.0;
     /* % of what the roofline allows at this arithmetic intensity: the lesser
      * of the compute peak and intensity x bandwidth peak. Only a kernel-only
@@ -1093,14 +1103,12 @@ static void report(wb_run *run, const char *variant, int scope, const wb_timing 
     int kernel_row = scope == WB_KERNEL || scope == WB_LIBRARY;
     double pct_peak = -1.0, pct_copy = -1.0;
     if (kernel_row && device->peak_gbps > 0) {
-        double intensity = run->flops / run->bytes;
+        double intensity = flops / bytes;
         double attainable = fmin(device->peak_gflops, intensity * device->peak_gbps);
-        pct_peak = 100.0 * (run->flops > 0 ? gflops / attainable : gbps / device->peak_gbps);
+        pct_peak = 100.0 * (flops > 0 ? gflops / attainable : gbps / device->peak_gbps);
     }
-    if (kernel_row && run->copy_gbps > 0 && strcmp(variant, COPY_ROW_NAME) != 0)
+    if (kernel_row && run->copy_gbps > 0 && !is_anchor)
         pct_copy = 100.0 * gbps / run->copy_gbps;
-    /* the device-copy row is a measurement to compare with, not a result to check */
-    int is_anchor = strcmp(variant, COPY_ROW_NAME) == 0;
     const char *verdict = is_anchor ? "n/a" : is_reference ? "REF" : passed ? "PASS" : "FAIL";
     double max_error = is_reference ? 0.0 : check->result.max_error;
     const char *cache = !run->options.cold ? "warm" : "cold";
@@ -1115,7 +1123,7 @@ static void report(wb_run *run, const char *variant, int scope, const wb_timing 
             if (*c == ',')
                 *c = ' '; /* keep the CSV one field per column */
         printf("%s,%s,%s,%s,%lld,%.0f,%.0f,%d,", run->lesson->name, variant, scope_name(scope),
-               run->options.shape.text, run->options.shape.elements, run->bytes, run->flops,
+               run->options.shape.text, run->options.shape.elements, bytes, flops,
                timing->reps);
         printf("%.6g,%.6g,%.2f,%.6g,%.6g,", timing->median_ms, timing->min_ms,
                timing->spread_pct, gbps, gflops);

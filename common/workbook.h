@@ -176,6 +176,10 @@ typedef struct {
     /* 1: also time cudaMemcpy device to device of the same bytes (the
      * "device-copy" row): what this GPU's memory delivers, to compare with. */
     int copy_anchor;
+    /* optional: the bytes the device-copy row copies, when they are not
+     * bytes(): a lesson that moves the same field many times (a step after
+     * step) compares each kernel with one copy of what a step moves. */
+    double (*copy_bytes)(const wb_shape *shape);
     const wb_option *options;  int option_count;
     /* called once when the GPU is usable, after allocation: for launch
      * settings that come from the device (grid sizes from the SM count). */

@@ -64,3 +64,13 @@ csv_column() {
 lesson_variants() {
     "$BUILD/$1" --help | sed -n '/^variants:$/,/^$/p' | sed -n 's/^  \([a-z0-9_-]\+\) .*/\1/p'
 }
+
+# Where a test that builds a mutant program finds common/: the object make
+# test-programs compiled for the emulator, or the source when that is missing.
+common_object() {
+    if [ -f "$EMU_BUILD/common/workbook.o" ]; then
+        echo "$EMU_BUILD/common/workbook.o"
+    else
+        echo "$REPO/common/workbook.cu"
+    fi
+}
