@@ -674,7 +674,19 @@ typedef struct {
  * the result; an in-out buffer also keeps its starting values. */
 static int host_copies(wb_role role)
 {
-    return role == WB_INPUT ? 1 : role == WB_OUTPUT ? 2 : 3;
+    return role == WB_SCRATCH ? 0 : role == WB_INPUT ? 1 : role == WB_OUTPUT ? 2 : 3;
+}
+
+/* Outputs and in-out buffers: the ones a variant's check compares. */
+static int is_checked(wb_role role)
+{
+    return role == WB_OUTPUT || role == WB_INOUT;
+}
+
+/* Inputs and in-out buffers: the ones filled and copied to the device. */
+static int is_filled(wb_role role)
+{
+    return role == WB_INPUT || role == WB_INOUT;
 }
 
 /* Bytes of the device-copy row's scratch buffer: the bytes the lesson moves. */
@@ -878,7 +890,7 @@ static wb_timing time_step(wb_run *run, timed_step step, const wb_variant *varia
 static void copy_inputs_to_device(wb_run *run)
 {
     for (int b = 0; b < run->lesson->buffer_count; b++)
-        if (run->lesson->buffers[b].role != WB_OUTPUT)
+        if (is_filled(run->lesson->buffers[b].role))
             CUDA_CHECK(cudaMemcpy(run->data.device[b], run->input[b], run->data.bytes[b],
                                   cudaMemcpyHostToDevice));
 }
@@ -886,7 +898,7 @@ static void copy_inputs_to_device(wb_run *run)
 static void copy_outputs_to_host(wb_run *run)
 {
     for (int b = 0; b < run->lesson->buffer_count; b++)
-        if (run->lesson->buffers[b].role != WB_INPUT)
+        if (is_checked(run->lesson->buffers[b].role))
             CUDA_CHECK(cudaMemcpy(run->data.host[b], run->data.device[b], run->data.bytes[b],
                                   cudaMemcpyDeviceToHost));
 }
@@ -991,7 +1003,7 @@ static wb_buffer_check check_outputs(wb_run *run, const wb_variant *variant)
     worst.result.first_bad = -1;
     for (int b = 0; b < run->lesson->buffer_count; b++) {
         const wb_buffer *buffer = &run->lesson->buffers[b];
-        if (buffer->role == WB_INPUT)
+        if (!is_checked(buffer->role))
             continue;
         const wb_tolerance *tolerance =
             variant->tolerance.atol || variant->tolerance.rtol || variant->tolerance.levels ||
@@ -1036,7 +1048,9 @@ static wb_buffer_check run_and_check(wb_run *run, const wb_variant *variant, int
     int gpu = scope != WB_HOST;
     for (int b = 0; b < run->lesson->buffer_count; b++) {
         wb_role role = run->lesson->buffers[b].role;
-        if (role == WB_INPUT)
+        if (role == WB_SCRATCH && gpu)
+            CUDA_CHECK(cudaMemset(run->data.device[b], 0xFF, run->data.bytes[b]));
+        if (!is_checked(role))
             continue;
         run->data.host[b] = run->result[b];
         poison(run->result[b], gpu ? run->data.device[b] : NULL, run->data.bytes[b]);
@@ -1205,12 +1219,13 @@ static void allocate(wb_run *run)
     for (int b = 0; b < lesson->buffer_count; b++) {
         const wb_buffer *buffer = &lesson->buffers[b];
         size_t bytes = run->data.bytes[b];
-        run->input[b] = buffer->role != WB_OUTPUT ? wb_alloc_host(bytes, buffer->name) : NULL;
-        if (buffer->role != WB_INPUT) {
+        run->input[b] = is_filled(buffer->role) ? wb_alloc_host(bytes, buffer->name) : NULL;
+        if (is_checked(buffer->role)) {
             run->reference[b] = wb_alloc_host(bytes, buffer->name);
             run->result[b] = wb_alloc_host(bytes, buffer->name);
         }
         run->data.host[b] = buffer->role == WB_INPUT ? run->input[b] : run->result[b];
+        /* scratch lives on the device alone: host[] is NULL for it */
         if (run->device.gpu_available)
             CUDA_CHECK(cudaMalloc(&run->data.device[b], bytes ? bytes : 1));
     }
@@ -1235,7 +1250,7 @@ static void release(wb_run *run)
 static void compute_reference(wb_run *run)
 {
     for (int b = 0; b < run->lesson->buffer_count; b++) {
-        if (run->lesson->buffers[b].role == WB_INPUT)
+        if (!is_checked(run->lesson->buffers[b].role))
             continue;
         run->data.host[b] = run->reference[b];
         if (run->lesson->buffers[b].role == WB_INOUT)
@@ -1243,7 +1258,7 @@ static void compute_reference(wb_run *run)
     }
     run->lesson->variants[0].run(&run->data);
     for (int b = 0; b < run->lesson->buffer_count; b++)
-        if (run->lesson->buffers[b].role != WB_INPUT)
+        if (is_checked(run->lesson->buffers[b].role))
             run->data.host[b] = run->result[b];
 }
 
@@ -1344,7 +1359,7 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
 
     allocate(&run);
     for (int b = 0; b < lesson->buffer_count; b++)
-        if (lesson->buffers[b].role != WB_OUTPUT)
+        if (is_filled(lesson->buffers[b].role))
             fill_input(&lesson->buffers[b], run.input[b], run.count[b], &run.data.shape,
                        run.options.seed * WB_MAX_BUFFERS + b);
     compute_reference(&run);
@@ -1361,7 +1376,7 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
 
     if (lesson->finish) {
         for (int b = 0; b < lesson->buffer_count; b++)
-            if (lesson->buffers[b].role != WB_INPUT)
+            if (is_checked(lesson->buffers[b].role))
                 run.data.host[b] = run.reference[b];
         lesson->finish(&run.data);
     }
