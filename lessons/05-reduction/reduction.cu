@@ -728,6 +728,10 @@ static void report_pi(const wb_data *data)
 }
 
 static long long two(const wb_shape *shape) { return 2; }
+static const wb_option pi_options[] = {
+    {.flag = "--pi", .help = "this Monte Carlo lesson (without it: the sum of n floats)",
+     .present = &pi_requested},
+};
 /* points are made, not read: 8 bytes of key in, 4 bytes of count out */
 static double pi_bytes(const wb_shape *shape) { return 12.0; }
 
@@ -757,7 +761,7 @@ static const wb_lesson pi_lesson = {
     .buffers = pi_buffers, .buffer_count = WB_COUNT(pi_buffers),
     .variants = pi_variants, .variant_count = WB_COUNT(pi_variants),
     .bytes = pi_bytes,
-    .options = options, .option_count = 1, /* --pi alone */
+    .options = pi_options, .option_count = WB_COUNT(pi_options),
     .prepare = prepare_pi,
     .finish = report_pi,
 };
