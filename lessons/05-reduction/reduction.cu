@@ -35,7 +35,8 @@
  *   0.36 ms; CUB measured 0.354 ms (3,030 GB/s). A reduction only reads, so it
  *   can beat a copy (which reads and writes) by a little.
  *   The atomics of naive all hit one address: the L2 serves them one after
- *   another, some 1-2 per clock at ~2 GHz, so 2^28 of them take ~0.1-0.3 s.
+ *   another, at most about one per clock at ~2 GHz, so 2^28 of them take on
+ *   the order of 0.1 s or more, hundreds of times the memory limit.
  */
 #include "workbook.h"
 
