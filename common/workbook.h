@@ -126,7 +126,8 @@ typedef struct {
 /* What a variant's run function receives: the shape, and every buffer's host
  * and device copy, indexed like the lesson's buffer list. For the cpu
  * variant host[] outputs are where the reference goes; for the others they
- * are scratch the result is copied back to. */
+ * are scratch the result is copied back to. A WB_SCRATCH buffer has only its
+ * device copy: host[] is NULL for it. */
 #define WB_MAX_BUFFERS 8
 struct wb_data {
     wb_shape shape;
