@@ -687,7 +687,19 @@ typedef struct {
  * the result; an in-out buffer also keeps its starting values. */
 static int host_copies(wb_role role)
 {
-    return role == WB_INPUT ? 1 : role == WB_OUTPUT ? 2 : 3;
+    return role == WB_SCRATCH ? 0 : role == WB_INPUT ? 1 : role == WB_OUTPUT ? 2 : 3;
+}
+
+/* Outputs and in-out buffers: the ones a variant's check compares. */
+static int is_checked(wb_role role)
+{
+    return role == WB_OUTPUT || role == WB_INOUT;
+}
+
+/* Inputs and in-out buffers: the ones filled and copied to the device. */
+static int is_filled(wb_role role)
+{
+    return role == WB_INPUT || role == WB_INOUT;
 }
 
 /* Bytes of the device-copy row's scratch buffer: the bytes the lesson moves,
@@ -896,7 +908,7 @@ static wb_timing time_step(wb_run *run, timed_step step, const wb_variant *varia
 static void copy_inputs_to_device(wb_run *run)
 {
     for (int b = 0; b < run->lesson->buffer_count; b++)
-        if (run->lesson->buffers[b].role != WB_OUTPUT)
+        if (is_filled(run->lesson->buffers[b].role))
             CUDA_CHECK(cudaMemcpy(run->data.device[b], run->input[b], run->data.bytes[b],
                                   cudaMemcpyHostToDevice));
 }
@@ -904,7 +916,7 @@ static void copy_inputs_to_device(wb_run *run)
 static void copy_outputs_to_host(wb_run *run)
 {
     for (int b = 0; b < run->lesson->buffer_count; b++)
-        if (run->lesson->buffers[b].role != WB_INPUT)
+        if (is_checked(run->lesson->buffers[b].role))
             CUDA_CHECK(cudaMemcpy(run->data.host[b], run->data.device[b], run->data.bytes[b],
                                   cudaMemcpyDeviceToHost));
 }
@@ -1009,7 +1021,7 @@ static wb_buffer_check check_outputs(wb_run *run, const wb_variant *variant)
     worst.result.first_bad = -1;
     for (int b = 0; b < run->lesson->buffer_count; b++) {
         const wb_buffer *buffer = &run->lesson->buffers[b];
-        if (buffer->role == WB_INPUT)
+        if (!is_checked(buffer->role))
             continue;
         const wb_tolerance *tolerance =
             variant->tolerance.atol || variant->tolerance.rtol || variant->tolerance.levels ||
@@ -1054,7 +1066,9 @@ static wb_buffer_check run_and_check(wb_run *run, const wb_variant *variant, int
     int gpu = scope != WB_HOST;
     for (int b = 0; b < run->lesson->buffer_count; b++) {
         wb_role role = run->lesson->buffers[b].role;
-        if (role == WB_INPUT)
+        if (role == WB_SCRATCH && gpu)
+            CUDA_CHECK(cudaMemset(run->data.device[b], 0xFF, run->data.bytes[b]));
+        if (!is_checked(role))
             continue;
         run->data.host[b] = run->result[b];
         poison(run->result[b], gpu ? run->data.device[b] : NULL, run->data.bytes[b]);
@@ -1186,7 +1200,9 @@ static void report_skip(const wb_run *run, const char *variant, const char *reas
     if (run->options.csv)
         fprintf(stderr, "%s: %s skipped: %s\n", run->lesson->name, variant, reason);
     else
-        printf(TABLE_ROW "  skip: %s\n", variant, "-", "-", "-", "-", "-", "-", "-", reason);
+        /* the reason where the numbers would be: a row of dashes and a
+         * reason after them would not fit in 100 columns */
+        printf("%-11s skip: %s\n", variant, reason);
 }
 
 /* Counts a check and remembers which variants were checked, for the summary. */
@@ -1475,12 +1491,13 @@ static void allocate(wb_run *run)
     for (int b = 0; b < lesson->buffer_count; b++) {
         const wb_buffer *buffer = &lesson->buffers[b];
         size_t bytes = run->data.bytes[b];
-        run->input[b] = buffer->role != WB_OUTPUT ? wb_alloc_host(bytes, buffer->name) : NULL;
-        if (buffer->role != WB_INPUT) {
+        run->input[b] = is_filled(buffer->role) ? wb_alloc_host(bytes, buffer->name) : NULL;
+        if (is_checked(buffer->role)) {
             run->reference[b] = wb_alloc_host(bytes, buffer->name);
             run->result[b] = wb_alloc_host(bytes, buffer->name);
         }
         run->data.host[b] = buffer->role == WB_INPUT ? run->input[b] : run->result[b];
+        /* scratch lives on the device alone: host[] is NULL for it */
         if (run->device.gpu_available)
             CUDA_CHECK(cudaMalloc(&run->data.device[b], bytes ? bytes : 1));
     }
@@ -1505,7 +1522,7 @@ static void release(wb_run *run)
 static void compute_reference(wb_run *run)
 {
     for (int b = 0; b < run->lesson->buffer_count; b++) {
-        if (run->lesson->buffers[b].role == WB_INPUT)
+        if (!is_checked(run->lesson->buffers[b].role))
             continue;
         run->data.host[b] = run->reference[b];
         if (run->lesson->buffers[b].role == WB_INOUT)
@@ -1513,7 +1530,7 @@ static void compute_reference(wb_run *run)
     }
     run->lesson->variants[0].run(&run->data);
     for (int b = 0; b < run->lesson->buffer_count; b++)
-        if (run->lesson->buffers[b].role != WB_INPUT)
+        if (is_checked(run->lesson->buffers[b].role))
             run->data.host[b] = run->result[b];
 }
 
@@ -1622,7 +1639,7 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
 
     allocate(&run);
     for (int b = 0; b < lesson->buffer_count; b++)
-        if (lesson->buffers[b].role != WB_OUTPUT)
+        if (is_filled(lesson->buffers[b].role))
             fill_input(&lesson->buffers[b], run.input[b], run.count[b], &run.data.shape,
                        run.options.seed * WB_MAX_BUFFERS + b);
     compute_reference(&run);
@@ -1639,7 +1656,7 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
 
     if (lesson->finish) {
         for (int b = 0; b < lesson->buffer_count; b++)
-            if (lesson->buffers[b].role != WB_INPUT)
+            if (is_checked(lesson->buffers[b].role))
                 run.data.host[b] = run.reference[b];
         lesson->finish(&run.data);
     }

@@ -77,7 +77,10 @@ typedef enum { WB_FLOAT, WB_DOUBLE, WB_INT, WB_UINT, WB_UCHAR } wb_type;
 typedef enum {
     WB_INPUT,  /* filled once, copied to the device, never written */
     WB_OUTPUT, /* written by every variant and checked against the CPU's */
-    WB_INOUT   /* filled, then updated in place: reset before each check, then checked */
+    WB_INOUT,  /* filled, then updated in place: reset before each check, then checked */
+    WB_SCRATCH /* device memory a variant works in (partial sums of a multi-pass kernel):
+                  no host copy; not filled, copied or checked; poisoned (0xFF bytes)
+                  before each check, so a kernel that reads it before writing it fails */
 } wb_role;
 
 typedef struct wb_data wb_data;
@@ -126,7 +129,8 @@ typedef struct {
 /* What a variant's run function receives: the shape, and every buffer's host
  * and device copy, indexed like the lesson's buffer list. For the cpu
  * variant host[] outputs are where the reference goes; for the others they
- * are scratch the result is copied back to. */
+ * are scratch the result is copied back to. A WB_SCRATCH buffer has only its
+ * device copy: host[] is NULL for it. */
 #define WB_MAX_BUFFERS 8
 struct wb_data {
     wb_shape shape;

@@ -74,3 +74,20 @@ common_object() {
         echo "$REPO/common/workbook.cu"
     fi
 }
+
+# build_mutant SOURCE SED_EXPRESSION OUTPUT [OTHER_SOURCES...]: builds with the
+# emulator a copy of SOURCE (a path under the repository) changed by the sed
+# expression, linked with the other sources and common/workbook.cu; fails the
+# test if the expression changed nothing. EMUCC_FLAGS adds flags (--sanitize).
+build_mutant() {
+    local source="$REPO/$1" expression="$2" output="$3"
+    shift 3
+    local copy="$BATS_TEST_TMPDIR/$(basename "$source")"
+    sed "$expression" "$source" >"$copy"
+    ! cmp -s "$copy" "$source" || fail "the sed expression changed nothing: $expression"
+    local others=()
+    for other in "$@"; do others+=("$REPO/$other"); done
+    # shellcheck disable=SC2086
+    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp ${EMUCC_FLAGS:-} -I"$REPO/common" \
+        -o "$output" "$copy" "${others[@]}" "$REPO/common/workbook.cu"
+}
