@@ -1360,7 +1360,8 @@ const wb_lesson *wb_choose_part(const wb_lesson *const *parts, int count, int ar
     const char *flag = "--part", *chosen = NULL;
     size_t flag_length = strlen(flag);
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], flag) == 0 && i + 1 < argc)
+        /* "--part --csv" has no value: wb_main's parser says so */
+        if (strcmp(argv[i], flag) == 0 && i + 1 < argc && argv[i + 1][0] != '-')
             chosen = argv[++i];
         else if (strncmp(argv[i], flag, flag_length) == 0 && argv[i][flag_length] == '=')
             chosen = argv[i] + flag_length + 1;

@@ -64,9 +64,11 @@ assert_part_passes() {
         assert_equal "$status" 2
         assert_equal "$stderr" "lesson07: unknown part 'nope' for --part: expected chain, bandwidth, intensity, overlap, managed, lucas (see --help)"
     done
-    run --separate-stderr "$BUILD/lesson07" --part
-    assert_equal "$status" 2
-    assert_equal "$stderr" "lesson07: --part needs a value (see --help)"
+    for missing in "--part" "--part --csv"; do
+        run --separate-stderr "$BUILD/lesson07" $missing
+        assert_equal "$status" 2
+        assert_equal "$stderr" "lesson07: --part needs a value (see --help)"
+    done
 }
 
 @test "lesson07 refuses a Lucas index beyond 32 bits and a chunk count of 0" {
