@@ -272,6 +272,7 @@ static const char *scope_name(int scope)
     case WB_HOST: return "host";
     case WB_KERNEL: return "kernel";
     case WB_END_TO_END: return "end-to-end";
+    case WB_TRANSFERS: return "transfers";
     default: return "library";
     }
 }
@@ -314,7 +315,7 @@ static void print_help(const wb_lesson *lesson)
     for (int v = 0; v < lesson->variant_count; v++) {
         const wb_variant *variant = &lesson->variants[v];
         char scopes[64] = "";
-        for (int bit = WB_HOST; bit <= WB_LIBRARY; bit <<= 1)
+        for (int bit = WB_HOST; bit <= WB_TRANSFERS; bit <<= 1)
             if (variant->scope & bit)
                 snprintf(scopes + strlen(scopes), sizeof scopes - strlen(scopes), "%s%s",
                          scopes[0] ? ", " : "", scope_name(bit));
@@ -327,7 +328,8 @@ static void print_help(const wb_lesson *lesson)
     printf("\ncolumns of the table:\n"
            "  time covers  host: the CPU function; kernel: the launch alone, data on the GPU;\n"
            "               end-to-end: copies to the GPU, the launch, the copies back;\n"
-           "               library: a library call on data on the GPU\n"
+           "               library: a library call on data on the GPU;\n"
+           "               transfers: the variant's own copies and launches, end to end\n"
            "  median ms    median of the timed runs; GB/s and GFLOP/s follow from it and the\n"
            "               bytes and FLOP the lesson must move and do (the header says how many)\n"
            "  %% peak       a kernel's share of what the GPU's peaks allow at its FLOP per byte\n"
@@ -672,6 +674,8 @@ typedef struct {
     void *reference[WB_MAX_BUFFERS]; /* the CPU's outputs */
     void *input[WB_MAX_BUFFERS];     /* inputs, and the starting values of in-out buffers */
     void *result[WB_MAX_BUFFERS];    /* outputs of the variant being checked */
+    /* page-locked twins of input and result, for variants with pinned_host */
+    void *pinned_input[WB_MAX_BUFFERS], *pinned_result[WB_MAX_BUFFERS];
     long long count[WB_MAX_BUFFERS];
     double bytes, flops;
     double cpu_median_ms;       /* 0 until the CPU version was timed */
@@ -1075,7 +1079,10 @@ static wb_buffer_check run_and_check(wb_run *run, const wb_variant *variant, int
         if (role == WB_INOUT && !gpu)
             memcpy(run->result[b], run->input[b], run->data.bytes[b]);
     }
-    if (gpu) {
+    if (scope == WB_TRANSFERS) {
+        variant->run(&run->data);
+        CUDA_CHECK(cudaDeviceSynchronize());
+    } else if (gpu) {
         copy_inputs_to_device(run);
         run_variant_once(run, variant, WB_KERNEL);
         CUDA_CHECK(cudaDeviceSynchronize());
@@ -1501,6 +1508,34 @@ static void allocate(wb_run *run)
         if (run->device.gpu_available)
             CUDA_CHECK(cudaMalloc(&run->data.device[b], bytes ? bytes : 1));
     }
+    int pinned_wanted = 0;
+    for (int v = 0; v < lesson->variant_count; v++)
+        pinned_wanted |= lesson->variants[v].pinned_host && run->options.selected[v];
+    if (!pinned_wanted || !run->device.gpu_available)
+        return;
+    for (int b = 0; b < lesson->buffer_count; b++) {
+        size_t bytes = run->data.bytes[b] ? run->data.bytes[b] : 1;
+        if (run->input[b])
+            CUDA_CHECK(cudaMallocHost(&run->pinned_input[b], bytes));
+        if (run->result[b])
+            CUDA_CHECK(cudaMallocHost(&run->pinned_result[b], bytes));
+    }
+}
+
+/* A variant with pinned_host runs on the page-locked twins: swapping them in
+ * (and back out after) leaves every other step as it is. */
+static void swap_pinned(wb_run *run)
+{
+    for (int b = 0; b < run->lesson->buffer_count; b++) {
+        void *swap;
+        if (run->pinned_input[b])
+            swap = run->input[b], run->input[b] = run->pinned_input[b], run->pinned_input[b] = swap;
+        if (run->pinned_result[b])
+            swap = run->result[b], run->result[b] = run->pinned_result[b],
+            run->pinned_result[b] = swap;
+        run->data.host[b] =
+            run->lesson->buffers[b].role == WB_INPUT ? run->input[b] : run->result[b];
+    }
 }
 
 static void release(wb_run *run)
@@ -1511,6 +1546,10 @@ static void release(wb_run *run)
         free(run->result[b]);
         if (run->data.device[b])
             CUDA_CHECK(cudaFree(run->data.device[b]));
+        if (run->pinned_input[b])
+            CUDA_CHECK(cudaFreeHost(run->pinned_input[b]));
+        if (run->pinned_result[b])
+            CUDA_CHECK(cudaFreeHost(run->pinned_result[b]));
     }
     free(run->cpu_flush);
     if (run->gpu_flush)
@@ -1544,7 +1583,10 @@ static void measure_variant(wb_run *run, const wb_variant *variant, int is_refer
     int gpu = variant->scope != WB_HOST;
     if (gpu && !run->device.gpu_available)
         return; /* wb_main says why once, at the end */
-    for (int scope = WB_HOST; scope <= WB_LIBRARY; scope <<= 1) {
+    int pinned = variant->pinned_host && run->pinned_input[0] != NULL;
+    if (pinned)
+        swap_pinned(run);
+    for (int scope = WB_HOST; scope <= WB_TRANSFERS; scope <<= 1) {
         if (!(variant->scope & scope))
             continue;
         wb_buffer_check check;
@@ -1562,6 +1604,8 @@ static void measure_variant(wb_run *run, const wb_variant *variant, int is_refer
             run->cpu_median_ms = timing.median_ms;
         report(run, variant->name, scope, &timing, is_reference ? NULL : &check);
     }
+    if (pinned)
+        swap_pinned(run);
 }
 
 static void measure_device_copy(wb_run *run)
@@ -1600,6 +1644,32 @@ static int finish(wb_run *run)
         printf("\nall %d checks passed against the CPU reference: %s%s\n", run->checks,
                run->checked, run->skipped ? "; skipped rows are no failure" : "");
     return WB_EXIT_OK;
+}
+
+const wb_lesson *wb_choose_part(const wb_lesson *const *parts, int count, int argc, char **argv)
+{
+    program = parts[0]->name;
+    const char *flag = "--part", *chosen = NULL;
+    size_t flag_length = strlen(flag);
+    for (int i = 1; i < argc; i++) {
+        /* "--part --csv" has no value: wb_main's parser says so */
+        if (strcmp(argv[i], flag) == 0 && i + 1 < argc && argv[i + 1][0] != '-')
+            chosen = argv[++i];
+        else if (strncmp(argv[i], flag, flag_length) == 0 && argv[i][flag_length] == '=')
+            chosen = argv[i] + flag_length + 1;
+    }
+    if (!chosen)
+        return parts[0];
+    char valid[256] = "", shown[ECHO_LIMIT + 4];
+    for (int p = 0; p < count; p++) {
+        if (strcmp(parts[p]->part, chosen) == 0)
+            return parts[p];
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", p ? ", " : "",
+                 parts[p]->part);
+    }
+    usage_error("unknown part '%s' for --part: expected %s", echo(chosen, shown, sizeof shown),
+                valid);
+    return NULL;
 }
 
 int wb_main(const wb_lesson *lesson, int argc, char **argv)
@@ -1642,6 +1712,9 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
         if (is_filled(lesson->buffers[b].role))
             fill_input(&lesson->buffers[b], run.input[b], run.count[b], &run.data.shape,
                        run.options.seed * WB_MAX_BUFFERS + b);
+    for (int b = 0; b < lesson->buffer_count; b++)
+        if (run.pinned_input[b])
+            memcpy(run.pinned_input[b], run.input[b], run.data.bytes[b]);
     compute_reference(&run);
     if (run.device.gpu_available && lesson->prepare)
         lesson->prepare(&run.data);

@@ -28,6 +28,7 @@
  *   wb_buffer, wb_variant    the declarations; WB_* constants for their fields
  *   wb_option                an extra command-line option of the lesson
  *   wb_lesson, wb_main       the lesson as a whole, and the one call that runs it
+ *   wb_choose_part()         a program of several lessons (parts), picked by --part
  *   wb_data                  what a variant's run function receives
  *   wb_sum_tolerance()       the tolerance of a sum added in another order
  * and for exercise checkers, which do their own small loop:
@@ -125,6 +126,11 @@ typedef struct {
 #define WB_KERNEL 2      /* the launch alone, its data already on the device */
 #define WB_END_TO_END 4  /* copies of the inputs to the device, the launch, the copies back */
 #define WB_LIBRARY 8     /* a library call (cuBLAS, CUB) on data already on the device */
+/* The variant moves its own data: it copies host[] inputs to the device and
+ * its results back into host[] outputs itself (in chunks, on streams, through
+ * managed memory), and its time covers all of it. common/ copies nothing for
+ * such a row; its check reads the host[] outputs as the variant left them. */
+#define WB_TRANSFERS 16
 
 /* What a variant's run function receives: the shape, and every buffer's host
  * and device copy, indexed like the lesson's buffer list. For the cpu
@@ -149,6 +155,10 @@ typedef struct {
     /* NULL, or the reason this variant cannot run on this device (e.g. "cuBLAS
      * is not part of the CPU emulator"): the table shows it, it is no failure. */
     const char *(*skip_reason)(const struct wb_device *device);
+    /* 1: while this variant runs, host[] is page-locked memory (cudaMallocHost)
+     * holding the same inputs, so every copy to or from it goes by DMA straight
+     * from host memory, without the staging copy pageable memory needs. */
+    int pinned_host;
 } wb_variant;
 
 /* ---- the lesson -------------------------------------------------------- */
@@ -195,6 +205,9 @@ typedef struct {
     /* optional: called at the end with host[] holding the CPU's outputs
      * (which every passing variant matched): to write an output file. */
     void (*finish)(const wb_data *data);
+    /* optional: in a program of several parts, each its own wb_lesson, the
+     * name --part picks this one by (see wb_choose_part) */
+    const char *part;
 } wb_lesson;
 
 #define WB_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
@@ -202,6 +215,14 @@ typedef struct {
 /* Runs the lesson: parses argv, runs, checks, times and reports every
  * selected variant, and returns the exit code for main. */
 int wb_main(const wb_lesson *lesson, int argc, char **argv);
+
+/* A program of several parts: one wb_lesson per part, each with its .part
+ * name and each declaring the same --part option (a text option, so that
+ * --help and the parser agree whichever part runs). Returns the part that
+ * --part NAME (or --part=NAME) names, the first when none is given; an
+ * unknown name is a usage error (exit 2) that lists the valid ones. Then:
+ *     return wb_main(wb_choose_part(parts, WB_COUNT(parts), argc, argv), argc, argv); */
+const wb_lesson *wb_choose_part(const wb_lesson *const *parts, int count, int argc, char **argv);
 
 /* Sets a shape's dimensions (1-D: n; 2-D: width, height; 3-D: m, n, k) and
  * the fields that follow from them. */

@@ -126,7 +126,8 @@ function write_lesson(lesson,    row, key, i, j, n, largest, dir, label, series_
     close(dir "/speedup.dat"); close(dir "/peak.dat"); close(dir "/roofline.dat")
 
     # The sweep: one block per series, sizes ascending, first line = legend.
-    # Colour by variant, dash by scope: solid kernel, dashed end-to-end.
+    # Colour by variant, dash by scope: solid kernel, dashed end-to-end and
+    # transfers (both include copies over the host link).
     printf "" > (dir "/sweep.dat")
     colors = dashes = ""
     for (i = 1; i <= series_count; i++) {
@@ -149,7 +150,7 @@ function write_lesson(lesson,    row, key, i, j, n, largest, dir, label, series_
         split(series[i], words, " ")
         if (!(words[1] in color_of)) color_of[words[1]] = ++color_count
         colors = colors " " color_of[words[1]]
-        dashes = dashes " " (words[2] == "end-to-end" ? 2 : 1)
+        dashes = dashes " " (words[2] == "end-to-end" || words[2] == "transfers" ? 2 : 1)
     }
     close(dir "/sweep.dat")
 

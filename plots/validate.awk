@@ -28,7 +28,7 @@ BEGIN {
     for (i in list) required_number[list[i]] = 1
     split("peak_gbps peak_gflops pct_peak pct_copy speedup", list, " ")
     for (i in list) optional_number[list[i]] = 1
-    allowed["scope"] = " host kernel end-to-end library "
+    allowed["scope"] = " host kernel end-to-end library transfers "
     allowed["check"] = " REF PASS FAIL n/a "
     allowed["backend"] = " cuda emu "
     allowed["cache"] = " cold warm n/a "

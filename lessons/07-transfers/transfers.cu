@@ -1,0 +1,499 @@
+/*
+ * Lesson 07: host-device transfers: when the GPU loses, and how to make it win.
+ *
+ * Build and run (from the top of the repository):
+ *     make lesson07 && ./lesson07              # the default part: chain
+ *     ./lesson07 --part bandwidth -n 64M       # one part at a time
+ *     ./lesson07 --part intensity --degree 256
+ *     ./lesson07 --help                        # every option, this part's variants
+ *
+ * A discrete GPU has its own memory, reached from the CPU over a link (PCIe
+ * 5.0 x16 on an H100 PCIe: 64 GB/s each way on paper, about 55 GB/s measured
+ * from pinned memory, 7-10 GB/s from ordinary pageable memory). Six parts,
+ * each its own table, show what that link costs and how to hide it:
+ *   chain      three element-wise operations: copied in and out around each
+ *              (as Numba's @vectorize does on every call), kept on the GPU
+ *              between launches, fused into one kernel
+ *   bandwidth  a round trip to the GPU and back, from pageable and from
+ *              pinned (page-locked) memory; at -n 1, the latency of a tiny copy
+ *   intensity  a polynomial of --degree D per element: the work per byte
+ *              copied rises with D until the GPU wins even end to end
+ *   overlap    copies in, kernel, copies out in --chunks pieces over several
+ *              streams, so the two copy engines and the SMs work at once
+ *   managed    cudaMallocManaged memory, the pages moved by faults on first
+ *              touch or ahead of time by cudaMemPrefetchAsync
+ *   lucas      L(n) by recursion in one GPU thread: work with no parallelism
+ *
+ * Napkin math for an H100 PCIe, float32, n = 64M elements (256 MB a vector):
+ *   copy x in and y out, pinned:  512 MB / 55 GB/s = 9.3 ms
+ *   the same from pageable memory at 7-10 GB/s:     50-75 ms
+ *   a kernel reading x, writing y from HBM:          512 MB / 3,000 GB/s = 0.17 ms
+ * So an element-wise kernel is some 50x faster than its own copies: unless
+ * each element gets about 50x more work than one pass through memory costs
+ * (a polynomial of degree several hundred), or the data stays on the GPU
+ * between operations, the copies decide the end-to-end time. With copies and
+ * kernels overlapped, the best possible time is the slowest of the three
+ * engines (copy in, compute, copy out), not their sum.
+ *
+ * Under the CPU emulator a copy is a memcpy and a stream runs its work at
+ * once, in order: those rows check that the code is right; only a GPU shows
+ * what the link costs and what overlaps.
+ */
+#include "workbook.h"
+
+#include <string.h>
+
+/* 256 threads = 8 warps: enough to hide memory latency, small enough for
+ * several blocks per SM (lesson 01). */
+#define THREADS_PER_BLOCK 256
+/* Streams of the overlap part: two copy engines and the SMs make three
+ * things that can run at once; a fourth stream keeps one chunk queued. */
+#define OVERLAP_STREAMS 4
+#define MAX_CHUNKS 1024
+/* Every coefficient of the polynomial, so that p(x) = sum c x^k stays small
+ * for |x| <= INPUT_BOUND: at most 0.5 / (1 - 0.9) = 5 in magnitude. */
+#define POLYNOMIAL_COEFFICIENT 0.5f
+#define INPUT_BOUND 0.9
+#define POLYNOMIAL_SUM_BOUND 5.0
+/* L(46) = 4,106,118,243 is the last Lucas number below 2^32. */
+#define LARGEST_LUCAS_INDEX 46
+
+static long long degree = 16;
+static long long chunk_count = 8;
+static const char *part_name = "chain";
+
+/* Buffer indices of every part but bandwidth and lucas: x in, y out. */
+enum { X, Y };
+
+/* ---- CPU references ------------------------------------------------------ */
+
+/* Horner's rule: degree multiply-adds per element, 2 x degree FLOP. */
+__host__ __device__ static inline float polynomial(float x, int degree)
+{
+    float y = POLYNOMIAL_COEFFICIENT;
+    for (int k = 0; k < degree; k++)
+        y = y * x + POLYNOMIAL_COEFFICIENT;
+    return y;
+}
+
+static void polynomial_cpu(const float *x, float *y, long long n, int degree)
+{
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; i++)
+        y[i] = polynomial(x[i], degree);
+}
+
+/* The chain's three steps, each an element-wise function of its input only,
+ * as a @vectorize'd function is. */
+typedef enum { SCALE, SQUARE, SHIFT, STEP_COUNT } chain_step;
+
+__host__ __device__ static inline float apply_step(float t, chain_step step)
+{
+    switch (step) {
+    case SCALE: return 2.0f * t + 1.0f;
+    case SQUARE: return t * t;
+    default: return t - 0.5f;
+    }
+}
+
+static void chain_cpu(const float *x, float *y, long long n)
+{
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n; i++) {
+        float t = x[i];
+        for (int step = 0; step < STEP_COUNT; step++)
+            t = apply_step(t, (chain_step)step);
+        y[i] = t;
+    }
+}
+
+/* L(0) = 2, L(1) = 1, L(n) = L(n-1) + L(n-2): about 1.6^n calls, one after
+ * the other. */
+__host__ __device__ static unsigned int lucas(int index)
+{
+    if (index < 2)
+        return index == 0 ? 2u : 1u;
+    return lucas(index - 1) + lucas(index - 2);
+}
+
+/* ---- kernels ------------------------------------------------------------- */
+
+/* One thread per element: every kernel of this lesson is as simple as
+ * lesson 01's naive one, because the subject is the copies around it. */
+__global__ void polynomial_kernel(const float *x, float *y, long long n, int degree)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = polynomial(x[i], degree);
+}
+
+/* One step of the chain: what a @vectorize'd function launches per call. */
+__global__ void chain_step_kernel(const float *in, float *out, long long n, chain_step step)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = apply_step(in[i], step);
+}
+
+/* All three steps in one pass: x read once, y written once, the
+ * intermediates kept in a register. */
+__global__ void chain_fused_kernel(const float *x, float *y, long long n)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float t = x[i];
+        for (int step = 0; step < STEP_COUNT; step++)
+            t = apply_step(t, (chain_step)step);
+        y[i] = t;
+    }
+}
+
+/* A single thread: the other 270,000-odd thread slots of an H100 (132 SMs x
+ * 2,048) idle, and this one runs at a GPU core's clock without a CPU's
+ * branch prediction, out-of-order execution or deep caches. */
+__global__ void lucas_one_thread(unsigned int *result, int index)
+{
+    *result = lucas(index);
+}
+
+/* ---- launchers ------------------------------------------------------------ */
+
+static unsigned int blocks_for(long long n)
+{
+    return (unsigned int)((n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
+}
+
+static void launch_polynomial(const float *x, float *y, long long n, cudaStream_t stream)
+{
+    polynomial_kernel<<<blocks_for(n), THREADS_PER_BLOCK, 0, stream>>>(x, y, n, (int)degree);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void run_polynomial_cpu(const wb_data *data)
+{
+    polynomial_cpu((const float *)data->host[X], (float *)data->host[Y], data->shape.n,
+                   (int)degree);
+}
+
+static void run_polynomial_gpu(const wb_data *data)
+{
+    launch_polynomial((const float *)data->device[X], (float *)data->device[Y], data->shape.n, 0);
+}
+
+/* -- chain -- */
+
+static void run_chain_cpu(const wb_data *data)
+{
+    chain_cpu((const float *)data->host[X], (float *)data->host[Y], data->shape.n);
+}
+
+/* Each step copies its input to the GPU, runs, and copies its result back,
+ * because a @vectorize'd function cannot know that its caller will hand the
+ * result straight to the next one: six trips over the link instead of two. */
+static void run_chain_vectorize(const wb_data *data)
+{
+    long long n = data->shape.n;
+    size_t bytes = data->bytes[X];
+    float *on_gpu = (float *)data->device[Y];
+    const float *on_host = (const float *)data->host[X];
+    for (int step = 0; step < STEP_COUNT; step++) {
+        CUDA_CHECK(cudaMemcpy(on_gpu, on_host, bytes, cudaMemcpyHostToDevice));
+        chain_step_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(on_gpu, on_gpu, n,
+                                                                 (chain_step)step);
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaMemcpy(data->host[Y], on_gpu, bytes, cudaMemcpyDeviceToHost));
+        on_host = (const float *)data->host[Y];
+    }
+}
+
+/* The same three launches, the intermediates left on the GPU. */
+static void run_chain_resident(const wb_data *data)
+{
+    long long n = data->shape.n;
+    const float *in = (const float *)data->device[X];
+    float *out = (float *)data->device[Y];
+    for (int step = 0; step < STEP_COUNT; step++) {
+        chain_step_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(in, out, n, (chain_step)step);
+        CUDA_CHECK_LAUNCH();
+        in = out;
+    }
+}
+
+static void run_chain_fused(const wb_data *data)
+{
+    long long n = data->shape.n;
+    chain_fused_kernel<<<blocks_for(n), THREADS_PER_BLOCK>>>(
+        (const float *)data->device[X], (float *)data->device[Y], n);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* -- bandwidth -- */
+
+/* Nothing to compute: the copies common/ makes around an end-to-end row are
+ * the whole measurement, and the CPU's row costs nothing, because its data
+ * is already where it is needed. */
+static void run_nothing(const wb_data *data) { (void)data; }
+
+/* -- overlap -- */
+
+static cudaStream_t overlap_streams[OVERLAP_STREAMS];
+
+/* Chunk c goes to stream c % OVERLAP_STREAMS: its copy in, its kernel and its
+ * copy out wait for each other, but not for the other streams' chunks, so
+ * while chunk c computes, chunk c+1 can come in and chunk c-1 go out. The
+ * host memory is pinned: a copy from pageable memory would not be
+ * asynchronous at all. */
+static void run_overlap_streams(const wb_data *data)
+{
+    long long n = data->shape.n;
+    long long chunk = (n + chunk_count - 1) / chunk_count;
+    const float *x = (const float *)data->host[X];
+    float *y = (float *)data->host[Y];
+    float *d_x = (float *)data->device[X], *d_y = (float *)data->device[Y];
+    for (long long c = 0, begin = 0; begin < n; c++, begin += chunk) {
+        long long length = n - begin < chunk ? n - begin : chunk;
+        size_t bytes = (size_t)length * sizeof(float);
+        cudaStream_t stream = overlap_streams[c % OVERLAP_STREAMS];
+        CUDA_CHECK(cudaMemcpyAsync(d_x + begin, x + begin, bytes, cudaMemcpyHostToDevice, stream));
+        launch_polynomial(d_x + begin, d_y + begin, length, stream);
+        CUDA_CHECK(cudaMemcpyAsync(y + begin, d_y + begin, bytes, cudaMemcpyDeviceToHost, stream));
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+static void prepare_overlap(const wb_data *data)
+{
+    (void)data;
+    for (int s = 0; s < OVERLAP_STREAMS; s++)
+        if (!overlap_streams[s])
+            CUDA_CHECK(cudaStreamCreate(&overlap_streams[s]));
+}
+
+/* -- managed -- */
+
+static float *managed_x, *managed_y;
+
+static void prepare_managed(const wb_data *data)
+{
+    CUDA_CHECK(cudaMallocManaged(&managed_x, data->bytes[X] ? data->bytes[X] : 1));
+    CUDA_CHECK(cudaMallocManaged(&managed_y, data->bytes[Y] ? data->bytes[Y] : 1));
+}
+
+/* The CPU writes x into managed memory, so its pages live on the host; the
+ * kernel's first touch of each page faults, and the driver moves the page
+ * over the link then, a few at a time, while the kernel waits. */
+static void run_managed(const wb_data *data)
+{
+    memcpy(managed_x, data->host[X], data->bytes[X]);
+    launch_polynomial(managed_x, managed_y, data->shape.n, 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    memcpy(data->host[Y], managed_y, data->bytes[Y]);
+}
+
+/* The same, but the pages are moved in bulk before the kernel needs them,
+ * and y is moved back before the CPU reads it: no faults, one large copy
+ * each way, like cudaMemcpy's. */
+static void run_managed_prefetched(const wb_data *data)
+{
+    struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, 0};
+    struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
+    memcpy(managed_x, data->host[X], data->bytes[X]);
+    CUDA_CHECK(cudaMemPrefetchAsync(managed_x, data->bytes[X], gpu, 0, 0));
+    CUDA_CHECK(cudaMemPrefetchAsync(managed_y, data->bytes[Y], gpu, 0, 0));
+    launch_polynomial(managed_x, managed_y, data->shape.n, 0);
+    CUDA_CHECK(cudaMemPrefetchAsync(managed_y, data->bytes[Y], host, 0, 0));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    memcpy(data->host[Y], managed_y, data->bytes[Y]);
+}
+
+static const char *prefetch_unsupported(const wb_device *device)
+{
+    return device->prop.concurrentManagedAccess
+        ? NULL
+        : "this GPU cannot prefetch managed memory (concurrentManagedAccess is 0)";
+}
+
+/* -- lucas -- */
+
+/* Each level of the recursion keeps a frame (return address, saved
+ * registers) on the thread's stack in local memory, 1 KB a thread by default.
+ * nvcc -Xptxas -v reports a 24-byte frame for sm_75: 46 levels need 1.1 KB.
+ * 64 bytes a level leave room for other architectures. The limit is
+ * reserved for every thread the GPU can hold, so it is raised only as far as
+ * this part needs. The emulator runs a kernel on a CPU fiber with a large stack of its own and
+ * has no cudaDeviceSetLimit. */
+#define LUCAS_STACK_BYTES (LARGEST_LUCAS_INDEX * 64)
+
+static void prepare_lucas(const wb_data *data)
+{
+    (void)data;
+#ifndef CUDA_EMULATION
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, LUCAS_STACK_BYTES));
+#endif
+}
+
+static void run_lucas_cpu(const wb_data *data)
+{
+    *(unsigned int *)data->host[0] = lucas((int)data->shape.n);
+}
+
+static void run_lucas_gpu(const wb_data *data)
+{
+    lucas_one_thread<<<1, 1>>>((unsigned int *)data->device[0], (int)data->shape.n);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* ---- the declarations: one wb_lesson per part ------------------------------- */
+
+static long long vector_length(const wb_shape *shape) { return shape->n; }
+static long long one_value(const wb_shape *shape) { (void)shape; return 1; }
+
+/* x read, y written: 8 bytes per element through memory or over the link */
+static double two_vectors(const wb_shape *shape) { return 2.0 * sizeof(float) * shape->n; }
+static double polynomial_flops(const wb_shape *shape) { return 2.0 * degree * shape->n; }
+/* SCALE is a multiply-add, SQUARE a multiply, SHIFT a subtraction */
+static double chain_flops(const wb_shape *shape) { return 4.0 * shape->n; }
+static double lucas_bytes(const wb_shape *shape) { (void)shape; return sizeof(unsigned int); }
+
+/* Horner's rule rounds twice per step (once with a fused multiply-add): the
+ * bound of a sum of 2 x degree rounded terms, each at most the polynomial's
+ * POLYNOMIAL_SUM_BOUND. */
+static void polynomial_tolerance(const wb_data *data, double *atol, double *rtol)
+{
+    (void)data;
+    *atol = wb_sum_tolerance(2.0 * degree, POLYNOMIAL_SUM_BOUND);
+    *rtol = WB_RTOL;
+}
+
+static const wb_buffer vectors[] = {
+    {.name = "x", .type = WB_FLOAT, .role = WB_INPUT, .count = vector_length,
+     .low = -INPUT_BOUND, .high = INPUT_BOUND},
+    {.name = "y", .type = WB_FLOAT, .role = WB_OUTPUT, .count = vector_length,
+     .tolerance = {.why = "Horner's rule, fused or not", .widen = polynomial_tolerance}},
+};
+
+/* One buffer sent to the GPU and back unchanged: what arrives is checked. */
+static const wb_buffer round_trip[] = {
+    {.name = "data", .type = WB_FLOAT, .role = WB_INOUT, .count = vector_length,
+     .low = -1, .high = 1},
+};
+
+static const wb_buffer lucas_result[] = {
+    {.name = "lucas", .type = WB_UINT, .role = WB_OUTPUT, .count = one_value},
+};
+
+/* vectorize, the slowest, comes last: every lesson's table starts with its
+ * cpu, naive and optimized rows. */
+static const wb_variant chain_variants[] = {
+    {.name = "cpu", .description = "the three steps in one loop on every core: the reference",
+     .scope = WB_HOST, .run = run_chain_cpu},
+    {.name = "naive", .description = "three launches, the data left on the GPU between them",
+     .scope = WB_KERNEL | WB_END_TO_END, .run = run_chain_resident},
+    {.name = "optimized", .description = "one fused kernel: x read once, y written once",
+     .scope = WB_KERNEL | WB_END_TO_END, .run = run_chain_fused},
+    {.name = "vectorize", .description = "copy in, one step, copy out, three times (@vectorize)",
+     .scope = WB_TRANSFERS, .run = run_chain_vectorize},
+};
+
+static const wb_variant bandwidth_variants[] = {
+    {.name = "cpu", .description = "nothing to copy: the data is in host memory already",
+     .scope = WB_HOST, .run = run_nothing},
+    {.name = "pageable", .description = "to the GPU and back from malloc'd memory (staged)",
+     .scope = WB_END_TO_END, .run = run_nothing},
+    {.name = "pinned", .description = "to the GPU and back from cudaMallocHost memory (DMA)",
+     .scope = WB_END_TO_END, .run = run_nothing, .pinned_host = 1},
+};
+
+static const wb_variant intensity_variants[] = {
+    {.name = "cpu", .description = "the polynomial on every core: the reference",
+     .scope = WB_HOST, .run = run_polynomial_cpu},
+    {.name = "gpu", .description = "one thread per element; pageable copies end to end",
+     .scope = WB_KERNEL | WB_END_TO_END, .run = run_polynomial_gpu},
+    {.name = "gpu-pinned", .description = "the same kernel, copies from pinned memory",
+     .scope = WB_END_TO_END, .run = run_polynomial_gpu, .pinned_host = 1},
+};
+
+static const wb_variant overlap_variants[] = {
+    {.name = "cpu", .description = "the polynomial on every core: the reference",
+     .scope = WB_HOST, .run = run_polynomial_cpu},
+    {.name = "serial", .description = "copy all in, compute, copy all out: one at a time",
+     .scope = WB_KERNEL | WB_END_TO_END, .run = run_polynomial_gpu, .pinned_host = 1},
+    {.name = "streams", .description = "--chunks pieces over 4 streams, copies overlapping kernels",
+     .scope = WB_TRANSFERS, .run = run_overlap_streams, .pinned_host = 1},
+};
+
+static const wb_variant managed_variants[] = {
+    {.name = "cpu", .description = "the polynomial on every core: the reference",
+     .scope = WB_HOST, .run = run_polynomial_cpu},
+    {.name = "device", .description = "cudaMalloc and cudaMemcpy, as in every lesson so far",
+     .scope = WB_KERNEL | WB_END_TO_END, .run = run_polynomial_gpu},
+    {.name = "managed", .description = "cudaMallocManaged: pages move on first touch (faults)",
+     .scope = WB_TRANSFERS, .run = run_managed},
+    {.name = "prefetched", .description = "cudaMallocManaged and cudaMemPrefetchAsync both ways",
+     .scope = WB_TRANSFERS, .run = run_managed_prefetched, .skip_reason = prefetch_unsupported},
+};
+
+static const wb_variant lucas_variants[] = {
+    {.name = "cpu", .description = "L(n) by recursion on one CPU core: the reference",
+     .scope = WB_HOST, .run = run_lucas_cpu},
+    {.name = "one-thread", .description = "the same recursion in one GPU thread, <<<1, 1>>>",
+     .scope = WB_KERNEL | WB_END_TO_END, .run = run_lucas_gpu},
+};
+
+/* Every part accepts every option, so --help and the parser agree whichever
+ * part runs; each option's help says which parts read it. */
+static const wb_option options[] = {
+    {.flag = "--part",
+     .help = "chain, bandwidth, intensity, overlap, managed or lucas",
+     .text = &part_name},
+    {.flag = "--degree", .help = "polynomial degree (intensity, overlap, managed)",
+     .value = &degree, .min = 1, .max = 4096},
+    {.flag = "--chunks", .help = "pieces of the overlap part's pipeline",
+     .value = &chunk_count, .min = 1, .max = MAX_CHUNKS},
+};
+
+/* 32 Gi elements, 128 GB a vector: beyond any GPU's memory; one thread per
+ * element keeps the grid below 2^31 - 1 blocks of 256. */
+#define VECTOR_LIMIT (1LL << 35)
+
+#define PART(part_, title_, variants_, buffers_, bytes_, flops_, prepare_)             \
+    {.name = "lesson07", .title = title_, .rank = 1,                                    \
+     .size_meaning = "elements per vector", .default_size = "1M",                       \
+     .max_dimension = VECTOR_LIMIT, .max_elements = VECTOR_LIMIT,                       \
+     .buffers = buffers_, .buffer_count = WB_COUNT(buffers_),                           \
+     .variants = variants_, .variant_count = WB_COUNT(variants_),                       \
+     .bytes = bytes_, .flops = flops_, .options = options,                              \
+     .option_count = WB_COUNT(options), .prepare = prepare_, .part = part_}
+
+static const wb_lesson chain = PART("chain", "transfers, part chain: three element-wise steps",
+                                    chain_variants, vectors, two_vectors, chain_flops, NULL);
+static const wb_lesson bandwidth =
+    PART("bandwidth", "transfers, part bandwidth: a round trip over the link, float32",
+         bandwidth_variants, round_trip, two_vectors, NULL, NULL);
+static const wb_lesson intensity =
+    PART("intensity", "transfers, part intensity: a polynomial of --degree per element",
+         intensity_variants, vectors, two_vectors, polynomial_flops, NULL);
+static const wb_lesson overlap =
+    PART("overlap", "transfers, part overlap: copies and kernels in chunks on streams",
+         overlap_variants, vectors, two_vectors, polynomial_flops, prepare_overlap);
+static const wb_lesson managed =
+    PART("managed", "transfers, part managed: cudaMallocManaged, with and without prefetch",
+         managed_variants, vectors, two_vectors, polynomial_flops, prepare_managed);
+/* -n is the index: L(n) for n up to 46, the last that fits 32 bits */
+static const wb_lesson lucas_part = {
+    .name = "lesson07", .title = "transfers, part lucas: L(n) by recursion, one thread",
+    .rank = 1, .size_meaning = "the index n of the Lucas number L(n)", .default_size = "30",
+    .max_dimension = LARGEST_LUCAS_INDEX, .max_elements = LARGEST_LUCAS_INDEX,
+    .buffers = lucas_result, .buffer_count = WB_COUNT(lucas_result),
+    .variants = lucas_variants, .variant_count = WB_COUNT(lucas_variants),
+    .bytes = lucas_bytes, .options = options, .option_count = WB_COUNT(options),
+    .prepare = prepare_lucas, .part = "lucas"};
+
+/* The first is the default: chain, the lesson's main point in one table. */
+static const wb_lesson *const parts[] = {&chain, &bandwidth, &intensity,
+                                         &overlap, &managed, &lucas_part};
+
+int main(int argc, char **argv)
+{
+    return wb_main(wb_choose_part(parts, WB_COUNT(parts), argc, argv), argc, argv);
+}
