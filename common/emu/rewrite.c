@@ -4,7 +4,7 @@
  *     emu-rewrite INPUT.cu OUTPUT.cpp NAME_FOR_ERRORS
  * before handing the result to the host C++ compiler. Everything else CUDA adds (__global__,
  * __shared__, threadIdx, __syncthreads, ...) is handled by macros and functions in
- * common/emu/include/, so only two rewrites are needed:
+ * common/emu/include/, so only three rewrites are needed:
  *
  *   1. Kernel launches. `name<<<grid, block[, shared_bytes[, stream]]>>>(args)` becomes
  *        ::cuda_emu::launch(::cuda_emu::config(grid, block...), "name",
@@ -13,6 +13,9 @@
  *      configuration may span lines.
  *   2. `extern __shared__ T name[];` (dynamic shared memory, sized at launch) becomes a pointer
  *      to the running block's buffer: `T *const name = (decltype(name))...;`.
+ *
+ *   3. The keyword `__noinline__` becomes `__attribute__((noinline))`. It cannot be a macro:
+ *      the C++ standard library writes __attribute__((__noinline__)), which the macro would break.
  *
  * Comments, string literals, character literals and numbers (1'000'000) are copied untouched.
  * Line numbers are kept exactly: the output starts with `#line 1 "NAME_FOR_ERRORS"`, and every
@@ -327,7 +330,10 @@ int main(int argc, char **argv) {
                 }
                 if (src[next] == '"') next_brace_is_namespace = 1; /* extern "C" { */
             }
-            emit(src + i, len);
+            if (len == 12 && strncmp(src + i, "__noinline__", 12) == 0)
+                emit_str("__attribute__((noinline))");
+            else
+                emit(src + i, len);
             i = end;
             continue;
         }

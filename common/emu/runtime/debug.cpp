@@ -18,7 +18,8 @@
 //   CUDA_EMU_WORKERS=N  OS threads that run blocks (default: one per core).
 //   CUDA_EMU_STACK_KB=N stack of each emulated GPU thread (default 256).
 // Crashes inside a kernel (bad pointer, stack overflow, division by zero) are reported with the
-// kernel, block and thread. Every report starts with "cuda-emu: " and the program exits with 1.
+// kernel, block and thread. Every report starts with "cuda-emu: " and the program exits with 1;
+// a CUDA_EMU_* value that is not understood is a usage error, reported in one line with exit 2.
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -41,8 +42,12 @@ namespace cuda_emu {
 // ---- Settings -----------------------------------------------------------------------------------
 namespace {
 
+constexpr int usage_error_status = 2;  // as for a bad command-line argument
+
 [[noreturn]] void bad_setting(const char* name, const char* value, const char* expected) {
-    fatal("%s=%s is not understood; expected %s", name, value, expected);
+    report("%s=%s is not understood; expected %s", name, value, expected);
+    fflush(stdout);
+    _exit(usage_error_status);
 }
 
 long read_number(const char* name, long low, long high, long fallback) {

@@ -31,7 +31,9 @@
 #define __managed__
 #define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// __noinline__ is no macro: libstdc++ spells GCC's attribute __attribute__((__noinline__)), which
+// such a macro would break. emucc's rewriter turns the keyword in CUDA sources into
+// __attribute__((noinline)) instead (common/emu/rewrite.c).
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __grid_constant__
