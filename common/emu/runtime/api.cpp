@@ -277,6 +277,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->multiProcessorCount = workers;
     prop->integrated = 1;  // it shares the host's memory
     prop->canMapHostMemory = 1;
+    prop->computeMode = cudaComputeModeDefault;
     prop->concurrentKernels = 0;
     prop->asyncEngineCount = 0;
     prop->unifiedAddressing = 1;
@@ -314,6 +315,8 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
         case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
         case cudaDevAttrIntegrated: *value = p.integrated; break;
+        case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
+        case cudaDevAttrComputeMode: *value = p.computeMode; break;
         case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
         case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
         case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
@@ -449,6 +452,9 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
     delete reinterpret_cast<Timing*>(event);
     return cudaSuccess;
 }
+
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 
 // ---- Kernel attributes and occupancy ---------------------------------------------------------------
 // The model: a multiprocessor holds at most 2048 threads (counted in whole warps of 32), 32

@@ -75,6 +75,10 @@ cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 
+// The profiler (cuda_profiler_api.h): nothing to start or stop without a GPU.
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
+
 // Kernels: attributes and the occupancy model (see the comment in runtime/api.cpp).
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func);
 cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value);

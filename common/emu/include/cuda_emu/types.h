@@ -259,6 +259,8 @@ enum cudaDeviceAttr {
     cudaDevAttrClockRate = 13,
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrIntegrated = 18,
+    cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
     cudaDevAttrConcurrentKernels = 31,
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
@@ -275,6 +277,14 @@ enum cudaDeviceAttr {
     cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+
+// Whether several processes may use the device; the emulated one never refuses anyone.
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
 };
 
 // The subset of cudaDeviceProp that means something for an emulated device; names and types
@@ -296,6 +306,7 @@ struct cudaDeviceProp {
     int multiProcessorCount;
     int integrated;
     int canMapHostMemory;
+    int computeMode;
     int concurrentKernels;
     int ECCEnabled;
     int pciBusID;
