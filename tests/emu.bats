@@ -116,6 +116,30 @@ run_in_every_order() {
     run_in_every_order standard_headers
 }
 
+@test "cooperative groups: block sync and ranks, tiles with shuffles, votes and reduce, grid ranks" {
+    run_in_every_order cooperative_groups
+}
+
+@test "code written for NVIDIA's headers finds their include guards, compute mode and profiler calls" {
+    run_in_every_order toolkit_headers
+}
+
+@test "emucc's headers win over a toolkit's include folder on the path" {
+    local toolkit
+    for toolkit in /usr/local/cuda/include /usr/local/include ""; do
+        [ -f "$toolkit/vector_types.h" ] && break
+    done
+    [ -n "$toolkit" ] || skip "no CUDA toolkit headers on this machine"
+    run "$EMUCC" -I"$toolkit" -o "$BATS_TEST_TMPDIR/toolkit_headers" "$REPO/tests/emu/toolkit_headers.cu"
+    assert_success
+    run "$BATS_TEST_TMPDIR/toolkit_headers"
+    assert_output "PASS toolkit_headers"
+}
+
+@test "registered and mapped host memory, host functions and callbacks on streams, clock64" {
+    run_in_every_order host_memory_callbacks
+}
+
 @test "pinned and managed memory, async copies on streams, events and the error functions work" {
     run_in_every_order runtime_api
 }

@@ -65,7 +65,7 @@ int host_cache_bytes() {
 }
 
 // ---- Allocation records -----------------------------------------------------------------------
-enum class Kind { device, managed, pinned_host, symbol };
+enum class Kind { device, managed, pinned_host, registered_host, symbol };
 struct Allocation {
     size_t size;
     Kind kind;
@@ -107,7 +107,7 @@ cudaError_t release(void* ptr, bool host_kind) {
         std::lock_guard<std::mutex> lock(allocations_mutex);
         auto it = allocations.find((const char*)ptr);
         if (it == allocations.end() || (it->second.kind == Kind::pinned_host) != host_kind ||
-            it->second.kind == Kind::symbol)
+            it->second.kind == Kind::symbol || it->second.kind == Kind::registered_host)
             return fail(host_kind ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
         found = it->second;
         allocations.erase(it);
@@ -203,6 +203,8 @@ const ErrorText error_texts[] = {
     {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
     {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
     {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
+    {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"},
+    {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
     {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
     {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
@@ -358,6 +360,21 @@ cudaError_t cudaHostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned in
     *dev_ptr = host_ptr;
     return cudaSuccess;
 }
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int) {
+    if (!ptr || size == 0) return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    if (find_allocation(ptr, size)) return fail(cudaErrorHostMemoryAlreadyRegistered);
+    allocations[(const char*)ptr] = Allocation{size, Kind::registered_host, false};
+    return cudaSuccess;
+}
+cudaError_t cudaHostUnregister(void* ptr) {
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    auto it = allocations.find((const char*)ptr);
+    if (it == allocations.end() || it->second.kind != Kind::registered_host)
+        return fail(cudaErrorHostMemoryNotRegistered);
+    allocations.erase(it);  // the memory is the program's own: nothing to free
+    return cudaSuccess;
+}
 cudaError_t cudaFree(void* ptr) { return release(ptr, false); }
 cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true); }
 
@@ -421,6 +438,17 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* user_data) {
+    if (!fn) return fail(cudaErrorInvalidValue);
+    fn(user_data);
+    return cudaSuccess;
+}
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                  unsigned int flags) {
+    if (!callback || flags != 0) return fail(cudaErrorInvalidValue);
+    callback(stream, cudaSuccess, user_data);
+    return cudaSuccess;
+}
 cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 

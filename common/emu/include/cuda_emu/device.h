@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "types.h"
 
@@ -143,6 +144,15 @@ inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __nanosleep(unsigned) {}
+
+// clock64(): a GPU multiprocessor's cycle counter. Here it counts nanoseconds of the host's
+// monotonic clock (a 1 GHz clock), enough to time a piece of a kernel. (clock() inside a kernel
+// is the C library's, processor time in microseconds: it also only grows.)
+inline long long clock64() {
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
 
 // ---- Atomics ----------------------------------------------------------------------------------
 // Integer add/sub/and/or/xor/exch map to single CPU instructions; the rest (float add, min, max,
