@@ -140,6 +140,10 @@ run_in_every_order() {
     run_in_every_order host_memory_callbacks
 }
 
+@test "half precision: conversions round to nearest even, __half2 arithmetic on both halves" {
+    run_in_every_order half_precision
+}
+
 @test "pinned and managed memory, async copies on streams, events and the error functions work" {
     run_in_every_order runtime_api
 }
