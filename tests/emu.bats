@@ -144,6 +144,10 @@ run_in_every_order() {
     run_in_every_order half_precision
 }
 
+@test "a 2-D dynamic shared array, extern __shared__ T s[][N], in a kernel and at file scope" {
+    run_in_every_order shared_2d
+}
+
 @test "pinned and managed memory, async copies on streams, events and the error functions work" {
     run_in_every_order runtime_api
 }
