@@ -115,3 +115,7 @@ inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
     return __half2{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)};
 }
 inline __half2 __hneg2(__half2 a) { return __half2{__hneg(a.x), __hneg(a.y)}; }
+inline __half2 operator+(__half2 a, __half2 b) { return __hadd2(a, b); }
+inline __half2 operator-(__half2 a, __half2 b) { return __hsub2(a, b); }
+inline __half2 operator*(__half2 a, __half2 b) { return __hmul2(a, b); }
+inline __half2 operator/(__half2 a, __half2 b) { return __h2div(a, b); }

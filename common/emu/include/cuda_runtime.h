@@ -21,6 +21,7 @@
 #define __CUDA_RUNTIME_API_H__
 #define __DRIVER_TYPES_H__
 #define __VECTOR_TYPES_H__
+#define __VECTOR_FUNCTIONS_H__
 #define __DEVICE_TYPES_H__
 #define __DEVICE_LAUNCH_PARAMETERS_H__
 #define __TEXTURE_TYPES_H__

@@ -316,6 +316,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrMemoryClockRate: *value = 1600000; break;
         case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
         case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+        case cudaDevAttrGpuOverlap: *value = p.asyncEngineCount > 0; break;
         case cudaDevAttrIntegrated: *value = p.integrated; break;
         case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
         case cudaDevAttrComputeMode: *value = p.computeMode; break;

@@ -239,6 +239,16 @@ inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
 // The _block and _system variants differ on a GPU only in which threads must see the result.
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
+#define atomicSub_system atomicSub
+#define atomicExch_system atomicExch
+#define atomicMin_system atomicMin
+#define atomicMax_system atomicMax
+#define atomicInc_system atomicInc
+#define atomicDec_system atomicDec
+#define atomicCAS_system atomicCAS
+#define atomicAnd_system atomicAnd
+#define atomicOr_system atomicOr
+#define atomicXor_system atomicXor
 #define atomicCAS_block atomicCAS
 #define atomicExch_block atomicExch
 #define atomicMin_block atomicMin

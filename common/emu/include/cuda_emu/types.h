@@ -257,6 +257,7 @@ enum cudaDeviceAttr {
     cudaDevAttrWarpSize = 10,
     cudaDevAttrMaxRegistersPerBlock = 12,
     cudaDevAttrClockRate = 13,
+    cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
@@ -359,6 +360,11 @@ typedef struct CUevent_st* cudaEvent_t;
 #define cudaHostRegisterMapped 0x02
 #define cudaHostRegisterIoMemory 0x04
 #define cudaHostRegisterReadOnly 0x08
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
 #define cudaDeviceMapHost 0x08
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
