@@ -4,7 +4,7 @@
  *     emu-rewrite INPUT.cu OUTPUT.cpp NAME_FOR_ERRORS
  * before handing the result to the host C++ compiler. Everything else CUDA adds (__global__,
  * __shared__, threadIdx, __syncthreads, ...) is handled by macros and functions in
- * common/emu/include/, so only three rewrites are needed:
+ * common/emu/include/, so only these rewrites are needed:
  *
  *   1. Kernel launches. `name<<<grid, block[, shared_bytes[, stream]]>>>(args)` becomes
  *        ::cuda_emu::launch(::cuda_emu::config(grid, block...), "name",
@@ -12,11 +12,10 @@
  *      The kernel name may be templated (reduce<float, 256>) or qualified (ns::kernel), and the
  *      configuration may span lines.
  *   2. `extern __shared__ T name[];` (dynamic shared memory, sized at launch) becomes a pointer
- *      to the running block's buffer: `T *const name = (decltype(name))...;`.
- *   3. `__noinline__` becomes `__attribute__((noinline))`. It cannot be a macro: the C++
- *      standard library writes `__attribute__((__noinline__))` and `[[__gnu__::__noinline__]]`,
- *      which such a macro would break. Only the user's code is rewritten, so the library is left
- *      as it is.
+ *      to the running block's buffer: `T (*const name) = (decltype(name))...;`; with more
+ *      dimensions (`T name[][N]`), a pointer to rows of N.
+ *   3. The keyword `__noinline__` becomes `__attribute__((noinline))`. It cannot be a macro:
+ *      the C++ standard library writes __attribute__((__noinline__)), which the macro would break.
  *   4. With --sanitize (emucc --sanitize passes it as a fifth argument): around each static
  *      `__shared__` declaration inside a function, small unused gaps, and calls that tell the
  *      checks where each variable and gap lies, so that an access running past a __shared__
@@ -229,21 +228,31 @@ static size_t rewrite_launch(size_t pos) {
 
 /* ---- Rewrite 2: extern __shared__ arrays ------------------------------------------------------ */
 
-/* src[pos] starts `extern __shared__ ...;`. Returns the position after the ';'. */
+/* src[pos] starts `extern __shared__ ...;`. Returns the position after the ';'.
+ * The array may have more dimensions, all but the first given: `extern __shared__ float s[][33];`
+ * becomes a pointer to rows, `float (*const s)[33] = ...`, indexed as s[i][j] like the array. */
 static size_t rewrite_extern_shared(size_t pos, int at_namespace_scope) {
     const char *keyword = strstr(src + pos, "__shared__");
     size_t type_start = (size_t)(keyword - src) + strlen("__shared__");
     const char *semicolon = memchr(src + pos, ';', src_len - pos);
     if (!semicolon) fail(pos, "extern __shared__ declaration without ';'");
     size_t end = (size_t)(semicolon - src);
-    size_t bracket = end;
-    while (bracket > type_start && src[bracket] != '[') bracket--;
-    if (src[bracket] != '[') fail(pos, "extern __shared__ must declare an array: extern __shared__ T name[];");
+    const char *first_bracket = memchr(src + type_start, '[', end - type_start);
+    if (!first_bracket) fail(pos, "extern __shared__ must declare an array: extern __shared__ T name[];");
+    size_t bracket = (size_t)(first_bracket - src);
     size_t name_end = bracket;
     while (name_end > type_start && (is_space(src[name_end - 1]) || src[name_end - 1] == '\n')) name_end--;
     size_t name_start = name_end;
     while (name_start > type_start && is_ident_char(src[name_start - 1])) name_start--;
     if (name_start == name_end) fail(pos, "cannot find the name in this extern __shared__ declaration");
+    /* The dimensions after the first, `[33]` in s[][33], with newlines made spaces. */
+    size_t rows = bracket + 1;
+    while (rows < end && src[rows] != ']') rows++;
+    if (rows < end) rows++;
+    char *row_dims = malloc(end - rows + 1);
+    size_t row_len = 0;
+    for (size_t k = rows; k < end; k++) row_dims[row_len++] = src[k] == '\n' ? ' ' : src[k];
+    row_dims[row_len] = 0;
 
     /* The element type, without __align__(n): alignment comes from the emulator's buffer. */
     char *type = malloc(name_start - type_start + 1);
@@ -266,19 +275,23 @@ static size_t rewrite_extern_shared(size_t pos, int at_namespace_scope) {
     if (at_namespace_scope) {
         emit_str("static ::cuda_emu::dynamic_shared_array<");
         emit_str(type);
+        emit_str(row_dims);
         emit_str("> ");
         emit_str(name);
         emit_str(";");
     } else {
         emit_str(type);
-        emit_str(" *const ");
+        emit_str(" (*const ");
         emit_str(name);
+        emit_str(")");
+        emit_str(row_dims);
         emit_str(" = (decltype(");
         emit_str(name);
         emit_str("))::cuda_emu::dynamic_shared_base;");
     }
     for (int k = count_newlines(src + pos, end - pos); k > 0; k--) emit_str("\n");
     free(type);
+    free(row_dims);
     return end + 1;
 }
 
@@ -410,11 +423,6 @@ int main(int argc, char **argv) {
                 i = register_static_shared(i);
                 continue;
             }
-            if (len == 12 && strncmp(src + i, "__noinline__", 12) == 0) {
-                emit_str("__attribute__((noinline))");
-                i = end;
-                continue;
-            }
             if (len == 6 && strncmp(src + i, "extern", 6) == 0) {
                 size_t next = skip_space_and_comments(end);
                 if (strncmp(src + next, "__shared__", 10) == 0 && !is_ident_char(src[next + 10])) {
@@ -424,7 +432,10 @@ int main(int argc, char **argv) {
                 }
                 if (src[next] == '"') next_brace_is_namespace = 1; /* extern "C" { */
             }
-            emit(src + i, len);
+            if (len == 12 && strncmp(src + i, "__noinline__", 12) == 0)
+                emit_str("__attribute__((noinline))");
+            else
+                emit(src + i, len);
             i = end;
             continue;
         }

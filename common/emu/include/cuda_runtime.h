@@ -13,6 +13,23 @@
 
 #define CUDA_EMULATION 1
 
+// The include guards of the toolkit's headers that this one stands in for. Code such as NVIDIA's
+// helper_cuda.h tests them to see what has been included; and should a toolkit's own header be
+// reached anyway (one the emulator lacks, including a header it replaces), its body is skipped
+// instead of defining float4 & co. a second time.
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __VECTOR_FUNCTIONS_H__
+#define __DEVICE_TYPES_H__
+#define __DEVICE_LAUNCH_PARAMETERS_H__
+#define __TEXTURE_TYPES_H__
+#define __SURFACE_TYPES_H__
+#define __CHANNEL_DESCRIPTOR_H__
+#define __CUDA_PROFILER_API_H__
+#define __CUDA_DEVICE_RUNTIME_API_H__
+
 #include "cuda_emu/types.h"
 #include "cuda_emu/api.h"
 #include "cuda_emu/device.h"

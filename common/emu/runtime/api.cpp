@@ -65,7 +65,7 @@ int host_cache_bytes() {
 }
 
 // ---- Allocation records -----------------------------------------------------------------------
-enum class Kind { device, managed, pinned_host, symbol };
+enum class Kind { device, managed, pinned_host, registered_host, symbol };
 struct Allocation {
     size_t size;
     Kind kind;
@@ -110,7 +110,7 @@ cudaError_t release(void* ptr, bool host_kind) {
         std::lock_guard<std::mutex> lock(allocations_mutex);
         auto it = allocations.find((const char*)ptr);
         if (it == allocations.end() || (it->second.kind == Kind::pinned_host) != host_kind ||
-            it->second.kind == Kind::symbol)
+            it->second.kind == Kind::symbol || it->second.kind == Kind::registered_host)
             return fail(host_kind ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
         found = it->second;
         allocations.erase(it);
@@ -207,6 +207,8 @@ const ErrorText error_texts[] = {
     {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
     {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
     {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
+    {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"},
+    {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
     {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
     {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
@@ -281,6 +283,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->multiProcessorCount = workers;
     prop->integrated = 1;  // it shares the host's memory
     prop->canMapHostMemory = 1;
+    prop->computeMode = cudaComputeModeDefault;
     prop->concurrentKernels = 0;
     prop->asyncEngineCount = 0;
     prop->unifiedAddressing = 1;
@@ -317,7 +320,10 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrMemoryClockRate: *value = 1600000; break;
         case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
         case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+        case cudaDevAttrGpuOverlap: *value = p.asyncEngineCount > 0; break;
         case cudaDevAttrIntegrated: *value = p.integrated; break;
+        case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
+        case cudaDevAttrComputeMode: *value = p.computeMode; break;
         case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
         case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
         case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
@@ -357,6 +363,21 @@ cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int) { return cudaMa
 cudaError_t cudaHostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned int) {
     if (!dev_ptr) return fail(cudaErrorInvalidValue);
     *dev_ptr = host_ptr;
+    return cudaSuccess;
+}
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int) {
+    if (!ptr || size == 0) return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    if (find_allocation(ptr, size)) return fail(cudaErrorHostMemoryAlreadyRegistered);
+    allocations[(const char*)ptr] = Allocation{size, Kind::registered_host, false};
+    return cudaSuccess;
+}
+cudaError_t cudaHostUnregister(void* ptr) {
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    auto it = allocations.find((const char*)ptr);
+    if (it == allocations.end() || it->second.kind != Kind::registered_host)
+        return fail(cudaErrorHostMemoryNotRegistered);
+    allocations.erase(it);  // the memory is the program's own: nothing to free
     return cudaSuccess;
 }
 cudaError_t cudaFree(void* ptr) { return release(ptr, false); }
@@ -424,6 +445,17 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* user_data) {
+    if (!fn) return fail(cudaErrorInvalidValue);
+    fn(user_data);
+    return cudaSuccess;
+}
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                  unsigned int flags) {
+    if (!callback || flags != 0) return fail(cudaErrorInvalidValue);
+    callback(stream, cudaSuccess, user_data);
+    return cudaSuccess;
+}
 cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 
@@ -455,6 +487,9 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
     delete reinterpret_cast<Timing*>(event);
     return cudaSuccess;
 }
+
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 
 // ---- Kernel attributes and occupancy ---------------------------------------------------------------
 // The model: a multiprocessor holds at most 2048 threads (counted in whole warps of 32), 32

@@ -18,7 +18,8 @@
 //   CUDA_EMU_WORKERS=N  OS threads that run blocks (default: one per core).
 //   CUDA_EMU_STACK_KB=N stack of each emulated GPU thread (default 256).
 // Crashes inside a kernel (bad pointer, stack overflow, division by zero) are reported with the
-// kernel, block and thread. Every report starts with "cuda-emu: " and the program exits with 1.
+// kernel, block and thread. Every report starts with "cuda-emu: " and the program exits with 1;
+// a CUDA_EMU_* value that is not understood is a usage error, reported in one line with exit 2.
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -324,7 +325,9 @@ void report_no_progress(int, siginfo_t*, void*) {
           settings().timeout_seconds, where_text);
 }
 
-struct WatchSlot {
+// One cache line each: workers bump their counters at every barrier, and counters sharing a line
+// would bounce it between cores.
+struct alignas(64) WatchSlot {
     std::atomic<uint64_t> progress{0};
     std::atomic<bool> running{false};
     pthread_t thread;
@@ -362,11 +365,7 @@ void watchdog() {
 
 }  // namespace
 
-void note_progress() {
-    // Only this thread writes its counter; a plain increment is enough for the watchdog to see.
-    my_slot->progress.store(my_slot->progress.load(std::memory_order_relaxed) + 1,
-                            std::memory_order_relaxed);
-}
+__thread std::atomic<uint64_t>* progress_counter;
 
 void watchdog_track(bool running_a_block) {
     note_progress();
@@ -400,6 +399,7 @@ void prepare_os_thread() {
     if (slot >= max_watch_slots) fatal("too many threads launch kernels");
     watch_slots[slot].thread = pthread_self();
     my_slot = &watch_slots[slot];
+    progress_counter = &my_slot->progress;
 }
 
 }  // namespace cuda_emu

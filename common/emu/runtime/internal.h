@@ -8,6 +8,7 @@
 // and switch.S, the few instructions that switch from one fiber (emulated GPU thread) to another.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -47,7 +48,13 @@ void describe(const Location& where, char* text, size_t size);
 
 // ---- Per-OS-thread setup: signal stack, fault reports, the no-progress watchdog ----------------
 void prepare_os_thread();
-void note_progress();
+// Counts barriers reached and threads finished by this OS thread, for the watchdog. Inline: it
+// runs at every barrier. Only this thread writes its counter, so a plain increment is enough.
+extern __thread std::atomic<uint64_t>* progress_counter;
+inline void note_progress() {
+    progress_counter->store(progress_counter->load(std::memory_order_relaxed) + 1,
+                            std::memory_order_relaxed);
+}
 void watchdog_track(bool running_a_block);
 
 // ---- Fiber stacks and guarded allocations, for fault reports ----------------------------------

@@ -46,15 +46,17 @@ namespace {
 
 enum ThreadState : uint8_t { RUNNING, READY, AT_BLOCK_BARRIER, AT_WARP_OP, FINISHED };
 
-struct GpuThread {
+// One cache line per thread: a switch touches the line of the thread it resumes.
+struct alignas(64) GpuThread {
     void* sp;  // saved stack pointer while suspended
     uint3 index;
     uint8_t state;
-    int op;  // which reduction or warp operation it waits in
+    uint8_t op;     // which reduction or warp operation it waits in
+    uint8_t width;  // of a shuffle's segments: 1 to 32
     const char* file;
     int line;
     unsigned mask;
-    int arg, width;
+    int arg;
     uint64_t value, result;
 };
 
@@ -78,11 +80,17 @@ struct Block {
     unsigned ready_head, ready_count;
     int current;  // the thread running now
     int reduce_result;
+    // The barrier being gathered: where the first thread arrived, the predicates counted so far,
+    // and whether any thread arrived at a different barrier.
+    const char* barrier_file;
+    int barrier_line, barrier_op, barrier_count;
+    bool barrier_mismatch;
     void* root_sp;     // the worker's own stack, parked until the block is done
     void* discard_sp;  // where abandoned stacks save a context nobody will resume
     Stack* starting_stack;
     uint64_t rng;
     std::vector<Stack*> free_stacks;
+    unsigned stacks_made;
 };
 
 struct Worker {
@@ -130,7 +138,13 @@ Stack* acquire_stack(Block* b) {
     if (memory == MAP_FAILED) fatal("cannot allocate a %zu KiB stack for a GPU thread", size / 1024);
     mprotect(memory, page, PROT_NONE);
     register_stack_guard(memory, page);
-    return new Stack{memory + page, size};
+    // Stacks are page-aligned, so without this every stack's top would fall on the same cache
+    // sets, and a block's threads would evict each other's hot stack frames from L1 and L2 at
+    // every switch. Starting each stack a different number of cache lines below its top spreads
+    // them over all sets ("cache colouring").
+    constexpr size_t cache_line = 64;
+    size_t colour = (b->stacks_made++ % (page / cache_line)) * cache_line;
+    return new Stack{memory + page, size - colour};
 }
 
 void release_stack(Block* b, Stack* s) { b->free_stacks.push_back(s); }
@@ -142,10 +156,19 @@ void push_ready(Block* b, int t) {
     b->ready[(b->ready_head + b->ready_count++) % max_threads_per_block] = (uint16_t)t;
 }
 
+// A suspended thread's saved registers and innermost stack frames: what resuming it reads first.
+constexpr int resume_bytes = 192;
+
 int pop_ready(Block* b) {
     int t = b->ready[b->ready_head];
     b->ready_head = (b->ready_head + 1) % max_threads_per_block;
     b->ready_count--;
+    // The threads of a block do not fit in the L1 cache together, so resuming one waits for its
+    // stack to come from L2. Fetching the stack of the thread after it now hides that wait.
+    if (b->ready_count > 0) {
+        const char* next_sp = static_cast<const char*>(b->threads[b->ready[b->ready_head]].sp);
+        for (int offset = 0; offset < resume_bytes; offset += 64) __builtin_prefetch(next_sp + offset);
+    }
     return t;
 }
 
@@ -194,8 +217,18 @@ void fresh_stack_entry(void* block) {
     abort();  // not reached: only the worker's own stack returns from run_threads
 }
 
+// Starts the next unstarted thread on a fresh stack. Kept out of wait_here: a resumed thread
+// returns through wait_here's stack frame, and the smaller that frame, the fewer cache lines a
+// switch touches.
+__attribute__((noinline)) void start_on_fresh_stack(Block* b, GpuThread& self) {
+    Stack* s = acquire_stack(b);
+    b->starting_stack = s;
+    void* sp = prepare_context(s->base, s->size, fresh_stack_entry, b);
+    cuda_emu_switch(&self.sp, sp);
+}
+
 // The running thread has recorded why it waits; give the CPU to someone else until it is resumed.
-void wait_here(Block* b) {
+inline __attribute__((always_inline)) void wait_here(Block* b) {
     GpuThread& self = b->threads[b->current];
     if (b->ready_count > 0) {
         int next = pop_ready(b);
@@ -208,10 +241,7 @@ void wait_here(Block* b) {
         return;
     }
     if (b->next_start < b->thread_count) {
-        Stack* s = acquire_stack(b);
-        b->starting_stack = s;
-        void* sp = prepare_context(s->base, s->size, fresh_stack_entry, b);
-        cuda_emu_switch(&self.sp, sp);
+        start_on_fresh_stack(b, self);
         return;
     }
     report_stall(b);
@@ -279,10 +309,10 @@ const char* op_name(const GpuThread& t) {
 
 // ---- __syncthreads and friends ------------------------------------------------------------------
 
-void release_block_barrier(Block* b) {
-    sanitize_state.block_epoch++;  // what comes after the barrier is ordered after what came before
+// Threads of the block wait at different barriers: a bug, reported with the first thread and the
+// first one (by index) that waits elsewhere.
+[[noreturn]] __attribute__((noinline, cold)) void report_different_barriers(Block* b) {
     const GpuThread& first = b->threads[0];
-    int count = 0;
     for (unsigned t = 0; t < b->thread_count; t++) {
         const GpuThread& th = b->threads[t];
         if (th.line != first.line || th.op != first.op ||
@@ -300,15 +330,23 @@ void release_block_barrier(Block* b) {
                    "condition differs between threads?");
             die();
         }
-        count += (int)th.value;
     }
-    switch (first.op) {
+    abort();  // not reached: a mismatch was seen on arrival
+}
+
+// The last thread has arrived: every thread becomes ready, in the chosen order.
+__attribute__((noinline)) void release_block_barrier(Block* b) {
+    sanitize_state.block_epoch++;  // what comes after the barrier is ordered after what came before
+    if (b->barrier_mismatch) report_different_barriers(b);
+    int count = b->barrier_count;
+    switch (b->barrier_op) {
         case REDUCE_COUNT: b->reduce_result = count; break;
         case REDUCE_AND: b->reduce_result = count == (int)b->thread_count; break;
         case REDUCE_OR: b->reduce_result = count > 0; break;
         default: b->reduce_result = 0;
     }
     b->at_barrier = 0;
+    b->barrier_count = 0;
     if (settings().order == Order::random) shuffle(b->order, b->thread_count, b->rng);
     for (unsigned k = 0; k < b->thread_count; k++) push_ready(b, b->order[k]);
 }
@@ -318,7 +356,6 @@ void release_block_barrier(Block* b) {
 uint64_t lane_result(const Block* b, int warp, uint32_t group, int lane) {
     const GpuThread& self = b->threads[warp * 32 + lane];
     int width = self.width;
-    if (width <= 0 || width > 32 || (width & (width - 1))) width = 32;
     int segment = lane & ~(width - 1), position = lane & (width - 1);
     int source = lane;
     switch (self.op) {
@@ -388,9 +425,19 @@ int block_barrier(const char* file, int line, int reduce, int predicate) {
     self.state = AT_BLOCK_BARRIER;
     self.file = file;
     self.line = line;
-    self.op = reduce;
+    self.op = (uint8_t)reduce;
     self.value = (uint64_t)predicate;
     note_progress();
+    // Each arrival is compared with the first, so the release need not look at every thread.
+    if (b->at_barrier == 0) {
+        b->barrier_file = file;
+        b->barrier_line = line;
+        b->barrier_op = reduce;
+    } else if (line != b->barrier_line || reduce != b->barrier_op ||
+               (file != b->barrier_file && strcmp(file, b->barrier_file) != 0)) {
+        b->barrier_mismatch = true;
+    }
+    b->barrier_count += predicate;
     if (++b->at_barrier == b->thread_count) release_block_barrier(b);
     wait_here(b);
     return b->reduce_result;
@@ -404,11 +451,12 @@ uint64_t warp_barrier(const char* file, int line, int op, unsigned mask, uint64_
     self.state = AT_WARP_OP;
     self.file = file;
     self.line = line;
-    self.op = op;
+    self.op = (uint8_t)op;
     self.mask = mask;
     self.value = value;
     self.arg = arg;
-    self.width = width;
+    // A width that is not a power of two from 1 to 32 means 32, as in lane_result.
+    self.width = (uint8_t)(width > 0 && width <= 32 && (width & (width - 1)) == 0 ? width : 32);
     note_progress();
     // Lanes past the end of a partial last warp do not exist; they are not waited for.
     uint32_t group = (mask | (1u << lane)) & b->warp_lanes[warp];
@@ -477,6 +525,8 @@ void run_block(Worker* w, const Grid& grid, uint64_t linear) {
     blockIdx = uint3{(unsigned)(linear % g.x), (unsigned)(linear / g.x % g.y),
                      (unsigned)(linear / ((uint64_t)g.x * g.y))};
     b->next_start = b->finished = b->at_barrier = 0;
+    b->barrier_count = 0;
+    b->barrier_mismatch = false;
     b->ready_head = b->ready_count = 0;
     std::memset(b->warp_waiting, 0, sizeof b->warp_waiting);
     if (settings().order == Order::random) {

@@ -45,6 +45,10 @@ cudaError_t cudaMallocPitch(void** dev_ptr, size_t* pitch, size_t width, size_t 
 cudaError_t cudaMallocHost(void** ptr, size_t size);
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags);
 cudaError_t cudaHostGetDevicePointer(void** dev_ptr, void* host_ptr, unsigned int flags);
+// Registered and mapped host memory: kernels can use host memory directly, since the emulated
+// device shares it; registering only records the range.
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void* ptr);
 cudaError_t cudaFree(void* dev_ptr);
 cudaError_t cudaFreeHost(void* ptr);
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
@@ -60,7 +64,14 @@ cudaError_t cudaMemPrefetchAsync(const void* dev_ptr, size_t count, struct cudaM
 cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, enum cudaMemoryAdvise advice,
                           struct cudaMemLocation location);
 
-// Streams and events
+// Streams and events. Work runs when it is issued, so a host function or callback put on a
+// stream runs at once: everything issued before it is already done.
+#define CUDART_CB
+typedef void (*cudaHostFn_t)(void* user_data);
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void* user_data);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                  unsigned int flags);
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
@@ -74,6 +85,10 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+// The profiler (cuda_profiler_api.h): nothing to start or stop without a GPU.
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
 
 // Kernels: attributes and the occupancy model (see the comment in runtime/api.cpp).
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func);

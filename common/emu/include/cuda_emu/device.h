@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "types.h"
 
@@ -31,8 +32,9 @@
 #define __managed__
 #define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((always_inline))
-// __noinline__ is not a macro: the standard library spells GCC's attribute the same way
-// (__attribute__((__noinline__))), so emucc's rewriter replaces it in the user's code instead.
+// __noinline__ is no macro: libstdc++ spells GCC's attribute __attribute__((__noinline__)), which
+// such a macro would break. emucc's rewriter turns the keyword in CUDA sources into
+// __attribute__((noinline)) instead (common/emu/rewrite.c).
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __grid_constant__
@@ -147,6 +149,15 @@ inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __nanosleep(unsigned) {}
 
+// clock64(): a GPU multiprocessor's cycle counter. Here it counts nanoseconds of the host's
+// monotonic clock (a 1 GHz clock), enough to time a piece of a kernel. (clock() inside a kernel
+// is the C library's, processor time in microseconds: it also only grows.)
+inline long long clock64() {
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
 // ---- Atomics ----------------------------------------------------------------------------------
 // Integer add/sub/and/or/xor/exch map to single CPU instructions; the rest (float add, min, max,
 // inc, dec) are compare-and-swap loops, which is also how a GPU without a native instruction
@@ -232,6 +243,16 @@ inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
 // The _block and _system variants differ on a GPU only in which threads must see the result.
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
+#define atomicSub_system atomicSub
+#define atomicExch_system atomicExch
+#define atomicMin_system atomicMin
+#define atomicMax_system atomicMax
+#define atomicInc_system atomicInc
+#define atomicDec_system atomicDec
+#define atomicCAS_system atomicCAS
+#define atomicAnd_system atomicAnd
+#define atomicOr_system atomicOr
+#define atomicXor_system atomicXor
 #define atomicCAS_block atomicCAS
 #define atomicExch_block atomicExch
 #define atomicMin_block atomicMin

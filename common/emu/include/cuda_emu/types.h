@@ -257,8 +257,11 @@ enum cudaDeviceAttr {
     cudaDevAttrWarpSize = 10,
     cudaDevAttrMaxRegistersPerBlock = 12,
     cudaDevAttrClockRate = 13,
+    cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrIntegrated = 18,
+    cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
     cudaDevAttrConcurrentKernels = 31,
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
@@ -276,6 +279,14 @@ enum cudaDeviceAttr {
     cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+
+// Whether several processes may use the device; the emulated one never refuses anyone.
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
 };
 
 // The subset of cudaDeviceProp that means something for an emulated device; names and types
@@ -297,6 +308,7 @@ struct cudaDeviceProp {
     int multiProcessorCount;
     int integrated;
     int canMapHostMemory;
+    int computeMode;
     int concurrentKernels;
     int ECCEnabled;
     int pciBusID;
@@ -344,6 +356,17 @@ typedef struct CUevent_st* cudaEvent_t;
 #define cudaHostAllocPortable 0x01
 #define cudaHostAllocMapped 0x02
 #define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceMapHost 0x08
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
 #define cudaCpuDeviceId (-1)

@@ -1,0 +1,134 @@
+// cooperative_groups.h - the CPU emulator's subset of NVIDIA's cooperative groups (common/emu/).
+//
+// Groups of threads as objects: the block (this_thread_block), tiles of 32 threads or fewer
+// within a warp (tiled_partition), the lanes running together (coalesced_threads) and the grid
+// (this_grid). Each is a thin layer over what the emulator already has: a block's sync() is
+// __syncthreads(), a tile's operations are the warp operations (__shfl_sync, __ballot_sync, ...)
+// with the tile's lanes as their mask. What is missing: grid.sync() (it needs a cooperative
+// launch, which the emulator does not do) and memcpy_async.
+#pragma once
+
+#include "cuda_runtime.h"
+
+#define _COOPERATIVE_GROUPS_H_  // the toolkit's include guard: its own copy is never read
+
+namespace cooperative_groups {
+
+namespace details {
+inline unsigned linear_thread_index() {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+inline unsigned long long block_threads() {
+    return (unsigned long long)blockDim.x * blockDim.y * blockDim.z;
+}
+// The lanes of the calling thread's tile of `size` threads, as a warp mask.
+inline unsigned tile_mask(unsigned size) {
+    unsigned lane = linear_thread_index() % 32;
+    unsigned lanes = size >= 32 ? 0xffffffffu : (1u << size) - 1;
+    return lanes << (lane & ~(size - 1));
+}
+}  // namespace details
+
+class thread_block {
+public:
+    void sync() const { __syncthreads(); }
+    unsigned long long thread_rank() const { return details::linear_thread_index(); }
+    unsigned long long size() const { return details::block_threads(); }
+    unsigned long long num_threads() const { return size(); }
+    dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+    dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+    dim3 dim_threads() const { return group_dim(); }
+    bool is_valid() const { return true; }
+};
+
+inline thread_block this_thread_block() { return thread_block(); }
+
+// A tile of Size threads (a power of two, 32 at most): consecutive lanes of one warp.
+template <unsigned Size>
+class thread_block_tile {
+    static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
+                  "the emulator's tiles have a power-of-two size of 32 threads or fewer");
+
+public:
+    static constexpr unsigned num_threads() { return Size; }
+    static constexpr unsigned size() { return Size; }
+    unsigned thread_rank() const { return details::linear_thread_index() % Size; }
+    unsigned meta_group_rank() const { return details::linear_thread_index() / Size; }
+    unsigned meta_group_size() const {
+        return (unsigned)((details::block_threads() + Size - 1) / Size);
+    }
+    void sync() const { __syncwarp(mask()); }
+    template <class T> T shfl(T value, int source_rank) const {
+        return __shfl_sync(mask(), value, source_rank, Size);
+    }
+    template <class T> T shfl_up(T value, unsigned delta) const {
+        return __shfl_up_sync(mask(), value, delta, Size);
+    }
+    template <class T> T shfl_down(T value, unsigned delta) const {
+        return __shfl_down_sync(mask(), value, delta, Size);
+    }
+    template <class T> T shfl_xor(T value, unsigned lane_mask) const {
+        return __shfl_xor_sync(mask(), value, lane_mask, Size);
+    }
+    int any(int predicate) const { return __any_sync(mask(), predicate); }
+    int all(int predicate) const { return __all_sync(mask(), predicate); }
+    // The ballot of the tile's lanes only, with the tile's first lane as bit 0.
+    unsigned ballot(int predicate) const {
+        unsigned first_lane = details::linear_thread_index() % 32 & ~(Size - 1);
+        return __ballot_sync(mask(), predicate) >> first_lane;
+    }
+    bool is_valid() const { return true; }
+
+private:
+    static unsigned mask() { return details::tile_mask(Size); }
+};
+
+template <unsigned Size, class Parent>
+thread_block_tile<Size> tiled_partition(const Parent&) {
+    return thread_block_tile<Size>();
+}
+
+// The whole grid. size() and thread_rank() count threads across all blocks.
+class grid_group {
+public:
+    unsigned long long size() const {
+        return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * details::block_threads();
+    }
+    unsigned long long num_threads() const { return size(); }
+    unsigned long long thread_rank() const {
+        unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x *
+                                                    (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+        return block * details::block_threads() + details::linear_thread_index();
+    }
+    unsigned long long block_rank() const { return thread_rank() / details::block_threads(); }
+    unsigned long long num_blocks() const { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z; }
+    dim3 group_dim() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+    // Valid only in a kernel started with cudaLaunchCooperativeKernel, which is not emulated.
+    bool is_valid() const { return false; }
+};
+
+inline grid_group this_grid() { return grid_group(); }
+
+template <class Group>
+void sync(const Group& group) { group.sync(); }
+
+template <class Group>
+auto thread_rank(const Group& group) { return group.thread_rank(); }
+
+// ---- Reductions (<cooperative_groups/reduce.h>) --------------------------------------------------
+template <class T> struct plus { T operator()(T a, T b) const { return a + b; } };
+template <class T> struct less { T operator()(T a, T b) const { return b < a ? b : a; } };
+template <class T> struct greater { T operator()(T a, T b) const { return a < b ? b : a; } };
+template <class T> struct bit_and { T operator()(T a, T b) const { return a & b; } };
+template <class T> struct bit_or { T operator()(T a, T b) const { return a | b; } };
+template <class T> struct bit_xor { T operator()(T a, T b) const { return a ^ b; } };
+
+// Every lane of the tile gets op applied over all the tile's values (a butterfly of shuffles).
+template <unsigned Size, class T, class Op>
+T reduce(const thread_block_tile<Size>& tile, T value, Op op) {
+    for (unsigned offset = Size / 2; offset > 0; offset /= 2) value = op(value, tile.shfl_xor(value, offset));
+    return value;
+}
+
+}  // namespace cooperative_groups
