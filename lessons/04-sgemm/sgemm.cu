@@ -657,7 +657,7 @@ static const wb_variant seed_variants[] = {
 
 static const wb_lesson seed_lesson = {
     .name = "lesson04",
-    .title = "the column sums of A.B (--seed-problem): A is m x k, B is k x n",
+    .title = "column sums of A.B: fused, cublas do 2mnk FLOP, reassociated 2(mk + kn)",
     .rank = 3,
     .size_meaning = "m x n x k (the article: 10000x7000x5000)",
     /* the article's problem is 10000x7000x5000; a few seconds under the emulator */
