@@ -70,6 +70,9 @@
 #define OPTIMIZED_THREADS ((BLOCK_M / THREAD_M) * (BLOCK_N / THREAD_N))
 /* a float4 holds 4 floats: the unit of the 16-byte loads */
 #define VECTOR_WIDTH 4
+/* the loads below give each thread exactly one float4 of each tile per step */
+static_assert(BLOCK_M * BLOCK_K == OPTIMIZED_THREADS * VECTOR_WIDTH, "one float4 of A each");
+static_assert(BLOCK_K * BLOCK_N == OPTIMIZED_THREADS * VECTOR_WIDTH, "one float4 of B each");
 /* gridDim.y is at most 65535, and the naive kernel puts NAIVE_BLOCK_ROWS rows
  * of C in each block row: the largest m (and, to keep it simple, any dimension). */
 #define MAX_DIMENSION (65535LL * NAIVE_BLOCK_ROWS)
