@@ -14,6 +14,8 @@
 #   MACHINE-LESSON-speedup     speedup over the CPU version, largest size
 #   MACHINE-LESSON-peak        % of the device's peak (skipped without peaks)
 #   MACHINE-LESSON-sweep       GB/s against problem size, every variant/scope
+#   MACHINE-LESSON-gflops      GFLOP/s against problem size, with the FP32 peak
+#                              as a line (lessons whose rows do floating-point work)
 #   MACHINE-LESSON-roofline    GFLOP/s against FLOP per byte, under the roofs
 #   LESSON-across-machines     when two or more files have that lesson
 # MACHINE is the results file's name without .csv, with "reference-" in front
@@ -139,7 +141,7 @@ for results in "$@"; do
         -f "$plot_dir/tables.awk" "$results" > "$tables/$machine.lessons" || exit 1
     while IFS="$tab" read -r lesson largest device backend peak_gbps peak_gflops \
             series_count series_colors series_dashes speedup_rows peak_rows \
-            roofline_rows speedup_min speedup_max intensity_min intensity_max; do
+            roofline_rows speedup_min speedup_max intensity_min intensity_max gflops_points; do
         data="$tables/$machine/$lesson"
         on=$(quote_safe "$(device_title "$device" "$backend")")
         name="$machine-$lesson"
@@ -165,6 +167,16 @@ for results in "$@"; do
             chart_title='$lesson on $on'; chart_subtitle='throughput against problem size';
             series_count=$series_count; series_colors='$series_colors';
             series_dashes='$series_dashes'"
+
+        if [ "$gflops_points" -gt 0 ]; then
+            draw sweep "$name-gflops" "datafile='$data/sweep_gflops.dat';
+                chart_title='$lesson on $on'; chart_subtitle='GFLOP/s against problem size';
+                quantity='GFLOP/s'; peak_line=$peak_gflops; peak_name='FP32 peak';
+                series_count=$series_count; series_colors='$series_colors';
+                series_dashes='$series_dashes'"
+        else
+            skip "$name-gflops" "no rows with floating-point work (flops = 0)"
+        fi
 
         if [ "$roofline_rows" -gt 0 ]; then
             draw roofline "$name-roofline" "datafile='$data/roofline.dat';

@@ -8,11 +8,13 @@
 #   speedup.dat   label, speedup over the CPU       (largest size, GPU variants)
 #   peak.dat      label, % of the device's peak     (largest size, kernel rows)
 #   sweep.dat     one block per variant+scope: size, GB/s   (every size)
+#   sweep_gflops.dat  the same blocks: size, GFLOP/s  (rows that do floating-point work)
 #   roofline.dat  label, FLOP per byte, GFLOP/s     (largest size, CPU and kernels)
 # and prints one line per lesson on stdout, tab-separated, for plot.sh:
 #   lesson  largest_size  device  backend  peak_gbps  peak_gflops (0: unknown)
 #   sweep_series  sweep_colors  sweep_dashes  speedup_rows  peak_rows
 #   roofline_rows  speedup_min  speedup_max  intensity_min  intensity_max
+#   gflops_points (points in sweep_gflops.dat; 0: no GFLOP/s chart)
 # It also appends one line per lesson to the file named by -v best=FILE, for
 # the chart across machines:  lesson  machine label  CPU GB/s  best kernel GB/s
 #
@@ -70,7 +72,7 @@ function write_lesson(lesson,    row, key, i, j, n, largest, dir, label, series_
                                peak_rows, roofline_rows, s_min, s_max, intensity_min, intensity_max,
                                colors, dashes, intensity, cpu_gbps, best_gbps, variant, scope,
                                largest_magnitude,
-                               size_count, tmp, color_count, detail) {
+                               size_count, tmp, color_count, detail, gflops_points) {
     # Keep the latest run's rows, the last one per measurement.
     split("", chosen); split("", series_seen); split("", color_of); split("", series_key)
     largest = ""; series_count = 0; color_count = 0
@@ -128,8 +130,8 @@ function write_lesson(lesson,    row, key, i, j, n, largest, dir, label, series_
     # The sweep: one block per series, sizes ascending, first line = legend.
     # Colour by variant, dash by scope: solid kernel, dashed end-to-end and
     # transfers (both include copies over the host link).
-    printf "" > (dir "/sweep.dat")
-    colors = dashes = ""
+    printf "" > (dir "/sweep.dat"); printf "" > (dir "/sweep_gflops.dat")
+    colors = dashes = ""; gflops_points = 0
     for (i = 1; i <= series_count; i++) {
         size_count = 0
         for (key in chosen) {
@@ -144,21 +146,28 @@ function write_lesson(lesson,    row, key, i, j, n, largest, dir, label, series_
             sizes[n + 1] = tmp
         }
         print series[i] > (dir "/sweep.dat")
-        for (j = 1; j <= size_count; j++)
+        print series[i] > (dir "/sweep_gflops.dat")
+        for (j = 1; j <= size_count; j++) {
             print magnitude(sizes[j]), cell[sizes[j], col("gbps")] > (dir "/sweep.dat")
-        printf "\n\n" > (dir "/sweep.dat")
+            # a log scale has no place for 0: rows without floating-point work stay out
+            if (cell[sizes[j], col("gflops")] + 0 > 0) {
+                print magnitude(sizes[j]), cell[sizes[j], col("gflops")] > (dir "/sweep_gflops.dat")
+                gflops_points++
+            }
+        }
+        printf "\n\n" > (dir "/sweep.dat"); printf "\n\n" > (dir "/sweep_gflops.dat")
         split(series[i], words, " ")
         if (!(words[1] in color_of)) color_of[words[1]] = ++color_count
         colors = colors " " color_of[words[1]]
         dashes = dashes " " (words[2] == "end-to-end" || words[2] == "transfers" ? 2 : 1)
     }
-    close(dir "/sweep.dat")
+    close(dir "/sweep.dat"); close(dir "/sweep_gflops.dat")
 
     # No field may be empty: plot.sh reads these with IFS=tab, which would
     # merge two tabs into one. Unknown peaks and intensities are 0.
     print lesson, short_size(largest), device, backend, peak_gbps + 0, peak_gflops + 0,
           series_count, colors, dashes, speedup_rows, peak_rows, roofline_rows,
-          s_min, s_max, intensity_min + 0, intensity_max + 0
+          s_min, s_max, intensity_min + 0, intensity_max + 0, gflops_points
     label = device
     if (backend == "emu" && device !~ /emulation/) label = label " (CPU emulation)"
     if (device == "none") label = "no GPU (" machine ")"

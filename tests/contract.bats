@@ -161,7 +161,7 @@ assert_usage_error() {
     use_gpu_build
     for lesson in $(lesson_programs); do
         for variant in $(lesson_variants "$lesson"); do
-            run --separate-stderr "$BUILD/$lesson" -n 257 --only "$variant" --reps 1 --warmup 0 --csv
+            run --separate-stderr "$BUILD/$lesson" -n "$(contract_size "$lesson" 257)" --only "$variant" --reps 1 --warmup 0 --csv
             assert_success
             # a row, or the reason it cannot run here (cuBLAS under the emulator)
             [ "${#lines[@]}" -ge 2 ] || [[ "$stderr" == *"$variant skipped: "* ]] ||
@@ -175,7 +175,7 @@ assert_usage_error() {
 @test "every lesson's CSV rows have the header's columns, with numbers where numbers belong" {
     use_gpu_build
     for lesson in $(lesson_programs); do
-        run --separate-stderr "$BUILD/$lesson" -n 1000 --reps 3 --warmup 1 --csv
+        run --separate-stderr "$BUILD/$lesson" -n "$(contract_size "$lesson")" --reps 3 --warmup 1 --csv
         assert_success
         local header="${lines[0]}"
         for column in lesson variant scope size elements bytes flops reps median_ms min_ms \
@@ -192,7 +192,7 @@ assert_usage_error() {
 @test "every lesson's GB/s, GFLOP/s and speedup follow from its bytes, flops and times" {
     use_gpu_build
     for lesson in $(lesson_programs); do
-        run --separate-stderr "$BUILD/$lesson" -n 1000 --reps 3 --warmup 1 --csv
+        run --separate-stderr "$BUILD/$lesson" -n "$(contract_size "$lesson")" --reps 3 --warmup 1 --csv
         assert_success
         # within 1%: the CSV rounds to six significant digits
         run awk -F , '
@@ -212,7 +212,7 @@ assert_usage_error() {
 @test "every lesson's table fits in 100 columns and says how it was timed" {
     use_gpu_build
     for lesson in $(lesson_programs); do
-        run "$BUILD/$lesson" -n 1000 --reps 1 --warmup 0
+        run "$BUILD/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0
         assert_success
         assert_line --regexp "^timing   median of 1 run after 0 warm-up runs; every row cold: "
         assert_line --regexp "^variant +time covers +median ms +GB/s +GFLOP/s +% peak +% copy +speedup +check$"
@@ -227,9 +227,9 @@ assert_usage_error() {
 @test "--cache warm says so in the header and the CSV" {
     use_gpu_build
     for lesson in $(lesson_programs); do
-        run "$BUILD/$lesson" -n 1000 --reps 1 --warmup 0 --cache warm
+        run "$BUILD/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --cache warm
         assert_line --partial "caches warm: each run finds what the previous one left"
-        run --separate-stderr "$BUILD/$lesson" -n 1000 --reps 1 --warmup 0 --cache warm --csv
+        run --separate-stderr "$BUILD/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --cache warm --csv
         assert_equal "$(csv_column cache <<<"$output" | sort -u)" warm
     done
 }
@@ -237,7 +237,7 @@ assert_usage_error() {
 @test "--only cpu says that nothing was checked" {
     use_any_build
     for lesson in $(lesson_programs); do
-        run "$BUILD/$lesson" -n 1000 --only cpu --reps 1 --warmup 0
+        run "$BUILD/$lesson" -n "$(contract_size "$lesson")" --only cpu --reps 1 --warmup 0
         assert_success
         assert_line "nothing was checked: only the CPU reference ran"
         refute_output --partial "checks passed"
@@ -247,7 +247,7 @@ assert_usage_error() {
 @test "emulated rows say n/a for the driver and runtime versions" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     for lesson in $(lesson_programs); do
-        run --separate-stderr "$EMU_BUILD/$lesson" -n 1000 --reps 1 --warmup 0 --csv
+        run --separate-stderr "$EMU_BUILD/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --csv
         assert_success
         assert_equal "$(csv_column driver <<<"$output" | sort -u)" "n/a"
         assert_equal "$(csv_column runtime <<<"$output" | sort -u)" "n/a"

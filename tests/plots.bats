@@ -32,7 +32,7 @@ is_png() {
     needs_gnuplot
     run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"
     assert_success
-    for chart in speedup peak sweep roofline; do
+    for chart in speedup peak sweep gflops roofline; do
         for lesson in lesson01 lesson02; do
             png="$out/test-gpu-a-$lesson-$chart.png"
             svg="$out/test-gpu-a-$lesson-$chart.svg"
@@ -53,6 +53,11 @@ is_png() {
     grep -q '>speedup over the CPU at n = 1M<' "$out/test-gpu-a-lesson01-speedup.svg"
     grep -q '>throughput against problem size<' "$out/test-gpu-a-lesson01-sweep.svg"
     grep -q 'GB/s' "$out/test-gpu-a-lesson01-sweep.svg"
+    # the GFLOP/s sweep has the device's FP32 peak (the fixture's 10000 GFLOP/s) as a line
+    grep -q '>GFLOP/s against problem size<' "$out/test-gpu-a-lesson01-gflops.svg"
+    grep -q '>effective throughput (GFLOP/s, log scale)<' "$out/test-gpu-a-lesson01-gflops.svg"
+    grep -q '>FP32 peak (10000 GFLOP/s)<' "$out/test-gpu-a-lesson01-gflops.svg"
+    ! grep -q 'FP32 peak' "$out/test-gpu-a-lesson01-sweep.svg"
 }
 
 @test "a lesson that only appears in the CSV gets its charts with no change to the scripts" {

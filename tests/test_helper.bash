@@ -54,6 +54,15 @@ lesson_setting() {
     sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$REPO"/lessons/"${1#lesson}"-*/lesson.conf
 }
 
+# contract_size lesson01 [DEFAULT]: the -n of contract.bats's generic runs:
+# CONTRACT_SIZE in the lesson's lesson.conf (a lesson whose work grows faster
+# than its size, such as a matrix product, names a small one), else DEFAULT or 1000
+contract_size() {
+    local size
+    size=$(lesson_setting "$1" CONTRACT_SIZE)
+    echo "${size:-${2:-1000}}"
+}
+
 # csv_column NAME: the values of that column (by header name) in the CSV on stdin
 csv_column() {
     awk -F , -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }

@@ -1,0 +1,687 @@
+/*
+ * Lesson 04: shared-memory tiling with SGEMM, C = A.B in float32, row-major.
+ * A is m x k, B is k x n, C is m x n; every element of C is a dot product of
+ * a row of A and a column of B, k multiply-adds long.
+ *
+ * Build and run (from the top of the repository):
+ *     make lesson04 && ./lesson04
+ *     ./lesson04 -n 4096                 # 4096 x 4096 x 4096 (on a GPU)
+ *     ./lesson04 -n 1000x2000x500        # m x n x k
+ *     ./lesson04 --seed-problem          # the column sums of A.B, three ways
+ *     ./lesson04 --help                  # every option
+ *
+ * Five versions of the same product:
+ *   cpu        blocked loops on every core (OpenMP), the inner loop vectorized
+ *   naive      one thread per element of C, reading A and B from global memory
+ *   tiled      32 x 32 tiles of A and B staged in shared memory by the block
+ *   optimized  128 x 128 block tiles in shared memory, 8 x 8 register tiles per
+ *              thread, 16-byte loads, A stored transposed in shared memory
+ *   cublas     NVIDIA's cublasSgemm on the same data (not in the emulator)
+ *
+ * Napkin math for m = n = k = 4096 on an H100:
+ *   flops:        2 m n k = 137 GFLOP (a multiply and an add per term)
+ *   least bytes:  read A and B, write C once: 3 x 64 MB = 201 MB
+ *   intensity:    137 GFLOP / 201 MB = 683 FLOP/byte, far right of the
+ *                 ridge point (67 TFLOP/s / 3.35 TB/s = 20 FLOP/byte): the
+ *                 limit is arithmetic, 137 GFLOP / 67 TFLOP/s = 2 ms at peak,
+ *                 2.7 ms at the 51.6 TFLOP/s cuBLAS reached on the
+ *                 course's reference H100.
+ *   but only if each loaded value is reused. Bytes loaded per multiply-add:
+ *     naive:     each FMA loads one float of A and one of B: 8 B/FMA. The
+ *                warp shares its A value (one broadcast) and B is coalesced,
+ *                so about 4 B/FMA reach the caches: 68.7 G FMA x 4 B = 275 GB,
+ *                which in cuBLAS's 2.7 ms would take 100 TB/s, thirty
+ *                times what HBM delivers: only the caches can save it.
+ *     tiled:     a T x T tile of A and of B (2 T^2 floats) feeds T^3 FMAs:
+ *                8/T B/FMA from global memory, 0.25 B at T = 32; but every FMA
+ *                still reads two floats from shared memory.
+ *     register:  a thread's TM x TN tile needs TM + TN shared-memory loads per
+ *                TM x TN FMAs: with 8 x 8, 16 loads for 64 FMAs (0.25 load per
+ *                FMA, down from 2), and a 128 x 128 block tile loads
+ *                8/128 = 0.0625 B/FMA from global memory.
+ */
+#include "workbook.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CUDA_EMULATION
+#include <cublas_v2.h>
+#endif
+
+/* ---- sizes and tiles --------------------------------------------------------- */
+
+/* naive: 32 threads (one warp) along a row of C, 8 rows: 256 threads a block. */
+#define NAIVE_BLOCK_COLS 32
+#define NAIVE_BLOCK_ROWS 8
+/* tiled: one 32 x 32 tile of C per block, one thread per element (1024, the
+ * most a block may have); 32 wide so that a warp reads one row of a tile. */
+#define TILE 32
+/* optimized: a block computes a BLOCK_M x BLOCK_N tile of C, stepping along k
+ * BLOCK_K at a time; each of its threads computes THREAD_M x THREAD_N of it.
+ * 128 x 128 x 8 with 8 x 8 per thread is the classic choice (siboehm's
+ * SGEMM_CUDA, CUTLASS's first "SIMT" tiles): 256 threads, 64 accumulators each,
+ * 2 x 128 x 8 x 4 B = 8 KB of shared memory. */
+#define BLOCK_M 128
+#define BLOCK_N 128
+#define BLOCK_K 8
+#define THREAD_M 8
+#define THREAD_N 8
+#define OPTIMIZED_THREADS ((BLOCK_M / THREAD_M) * (BLOCK_N / THREAD_N))
+/* a float4 holds 4 floats: the unit of the 16-byte loads */
+#define VECTOR_WIDTH 4
+/* the loads below give each thread exactly one float4 of each tile per step */
+static_assert(BLOCK_M * BLOCK_K == OPTIMIZED_THREADS * VECTOR_WIDTH, "one float4 of A each");
+static_assert(BLOCK_K * BLOCK_N == OPTIMIZED_THREADS * VECTOR_WIDTH, "one float4 of B each");
+/* gridDim.y is at most 65535, and the naive kernel puts NAIVE_BLOCK_ROWS rows
+ * of C in each block row: the largest m (and, to keep it simple, any dimension). */
+#define MAX_DIMENSION (65535LL * NAIVE_BLOCK_ROWS)
+
+/* ---- CPU reference ------------------------------------------------------------ */
+
+/* The CPU also loses to memory if it walks B column by column. This order
+ * (i, p, j) adds a[i][p] times row p of B into row i of C: the inner loop runs
+ * along rows of B and C, contiguous, which the compiler turns into vector
+ * instructions. Blocks of rows, of k and of columns keep the part of B in use
+ * (CPU_BLOCK_K x CPU_BLOCK_COLS floats = 64 KB) in the core's L2 cache. Each
+ * element is still summed in the order p = 0, 1, ..., k - 1, as the kernels do. */
+#define CPU_BLOCK_ROWS 32
+#define CPU_BLOCK_K 64
+#define CPU_BLOCK_COLS 256
+
+static long long min_ll(long long a, long long b) { return a < b ? a : b; }
+
+static void sgemm_cpu(const float *a, const float *b, float *c, long long m, long long n,
+                      long long k)
+{
+#pragma omp parallel for schedule(static)
+    for (long long row0 = 0; row0 < m; row0 += CPU_BLOCK_ROWS) {
+        long long row_end = min_ll(row0 + CPU_BLOCK_ROWS, m);
+        for (long long row = row0; row < row_end; row++)
+            memset(c + row * n, 0, (size_t)n * sizeof(float));
+        for (long long col0 = 0; col0 < n; col0 += CPU_BLOCK_COLS) {
+            long long col_end = min_ll(col0 + CPU_BLOCK_COLS, n);
+            for (long long p0 = 0; p0 < k; p0 += CPU_BLOCK_K) {
+                long long p_end = min_ll(p0 + CPU_BLOCK_K, k);
+                for (long long row = row0; row < row_end; row++) {
+                    float *c_row = c + row * n;
+                    for (long long p = p0; p < p_end; p++) {
+                        float a_value = a[row * k + p];
+                        const float *b_row = b + p * n;
+                        for (long long col = col0; col < col_end; col++)
+                            c_row[col] += a_value * b_row[col];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* ---- kernels ------------------------------------------------------------------ */
+
+/* 1. One thread per element of C. threadIdx.x runs along a row of C, so the
+ * 32 threads of a warp read 32 consecutive floats of a row of B (one
+ * coalesced load) and the same float of A (one broadcast). Every value is
+ * loaded again by every thread that needs it: A's row by all n threads of a
+ * row of C, B's column by all m. Only the caches stand between this kernel
+ * and 8 bytes of traffic per multiply-add. */
+__global__ void sgemm_naive(const float *a, const float *b, float *c, int m, int n, int k)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= m || col >= n)
+        return;
+    float sum = 0.0f;
+    for (int p = 0; p < k; p++)
+        sum += a[(size_t)row * k + p] * b[(size_t)p * n + col];
+    c[(size_t)row * n + col] = sum;
+}
+
+/* 2. Shared-memory tiles. The block's threads load a TILE x TILE tile of A
+ * and one of B together, one element each, then every thread takes its dot
+ * product over the tile from shared memory: each value loaded from global
+ * memory is used TILE times. Two barriers per step along k:
+ *   after the loads:  no thread may read the tile before the others wrote it;
+ *   after the sums:   no thread may overwrite the tile with the next step's
+ *                     values while another still reads this one.
+ * Past the edges of A and B (sizes that are not multiples of TILE) the tile
+ * is filled with zeros, which add nothing to the sums. */
+__global__ void sgemm_tiled(const float *a, const float *b, float *c, int m, int n, int k)
+{
+    __shared__ float a_tile[TILE][TILE];
+    __shared__ float b_tile[TILE][TILE];
+    int col = blockIdx.x * TILE + threadIdx.x;
+    int row = blockIdx.y * TILE + threadIdx.y;
+    float sum = 0.0f;
+    for (int tile_start = 0; tile_start < k; tile_start += TILE) {
+        int a_col = tile_start + threadIdx.x;
+        int b_row = tile_start + threadIdx.y;
+        a_tile[threadIdx.y][threadIdx.x] = row < m && a_col < k ? a[(size_t)row * k + a_col] : 0.0f;
+        b_tile[threadIdx.y][threadIdx.x] = b_row < k && col < n ? b[(size_t)b_row * n + col] : 0.0f;
+        __syncthreads();
+        for (int p = 0; p < TILE; p++)
+            sum += a_tile[threadIdx.y][p] * b_tile[p][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < m && col < n)
+        c[(size_t)row * n + col] = sum;
+}
+
+/* 3. Block tiles in shared memory, register tiles in each thread.
+ *
+ * The tiled kernel does one FMA per two shared-memory loads, and shared
+ * memory, though fast, delivers fewer loads per cycle than the SM does FMAs.
+ * Here each thread computes THREAD_M x THREAD_N = 64 elements of C at once:
+ * per step along k it loads THREAD_M values of A and THREAD_N of B into
+ * registers and does all 64 products between them (an outer product), so 16
+ * loads feed 64 FMAs. A bigger block tile (128 x 128) also means each float
+ * brought from global memory serves 128 FMAs instead of 32.
+ *
+ * A is stored transposed in shared memory (a_tile[p][row]): a thread's
+ * THREAD_M values of A for one p are then consecutive, like its THREAD_N
+ * values of B, and the compiler reads both with 16-byte shared-memory loads.
+ *
+ * Global loads: each of the 256 threads brings one float4 of A's 128 x 8
+ * tile and one of B's 8 x 128 tile. A float4 load needs a 16-byte aligned
+ * address: cudaMalloc's arrays start 256-byte aligned, so that holds when
+ * every row starts on a multiple of 4 floats (k % 4 == 0 for A, n % 4 == 0 for
+ * B and C). VECTOR is then true; otherwise the same positions are loaded one
+ * float at a time. Either way a value past the edge of A or B loads as 0 and
+ * a result past the edge of C is not stored, so any m, n, k works.
+ * (With k % 4 == 0 a float4 of A at a column that is a multiple of 4 lies
+ * wholly inside or wholly outside the row; the same for B and C with n.) */
+template <bool VECTOR>
+__global__ void __launch_bounds__(OPTIMIZED_THREADS)
+    sgemm_optimized(const float *__restrict__ a, const float *__restrict__ b,
+                    float *__restrict__ c, int m, int n, int k)
+{
+    __shared__ float a_tile[BLOCK_K][BLOCK_M]; /* transposed: [p][row] */
+    __shared__ float b_tile[BLOCK_K][BLOCK_N];
+
+    int block_row = blockIdx.y * BLOCK_M, block_col = blockIdx.x * BLOCK_N;
+    /* where this thread's THREAD_M x THREAD_N results lie in the block tile */
+    int thread_row = threadIdx.x / (BLOCK_N / THREAD_N) * THREAD_M;
+    int thread_col = threadIdx.x % (BLOCK_N / THREAD_N) * THREAD_N;
+    /* which float4 of the A tile (BLOCK_M rows of BLOCK_K) and of the B tile
+     * (BLOCK_K rows of BLOCK_N) this thread loads */
+    int a_load_row = threadIdx.x / (BLOCK_K / VECTOR_WIDTH);
+    int a_load_col = threadIdx.x % (BLOCK_K / VECTOR_WIDTH) * VECTOR_WIDTH;
+    int b_load_row = threadIdx.x / (BLOCK_N / VECTOR_WIDTH);
+    int b_load_col = threadIdx.x % (BLOCK_N / VECTOR_WIDTH) * VECTOR_WIDTH;
+
+    float accumulator[THREAD_M][THREAD_N] = {};
+    for (int tile_start = 0; tile_start < k; tile_start += BLOCK_K) {
+        /* A: 4 consecutive values of one row, stored down a column of a_tile */
+        int row = block_row + a_load_row, col = tile_start + a_load_col;
+        float values[VECTOR_WIDTH];
+        if (VECTOR) {
+            float4 v = row < m && col < k ? *(const float4 *)&a[(size_t)row * k + col]
+                                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            values[0] = v.x, values[1] = v.y, values[2] = v.z, values[3] = v.w;
+        } else {
+            for (int i = 0; i < VECTOR_WIDTH; i++)
+                values[i] = row < m && col + i < k ? a[(size_t)row * k + col + i] : 0.0f;
+        }
+        for (int i = 0; i < VECTOR_WIDTH; i++)
+            a_tile[a_load_col + i][a_load_row] = values[i];
+
+        /* B: 4 consecutive values of one row, stored as they are */
+        row = tile_start + b_load_row, col = block_col + b_load_col;
+        if (VECTOR) {
+            float4 v = row < k && col < n ? *(const float4 *)&b[(size_t)row * n + col]
+                                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            values[0] = v.x, values[1] = v.y, values[2] = v.z, values[3] = v.w;
+        } else {
+            for (int i = 0; i < VECTOR_WIDTH; i++)
+                values[i] = row < k && col + i < n ? b[(size_t)row * n + col + i] : 0.0f;
+        }
+        for (int i = 0; i < VECTOR_WIDTH; i++)
+            b_tile[b_load_row][b_load_col + i] = values[i];
+        __syncthreads(); /* the tiles are complete */
+
+        /* the outer products: THREAD_M + THREAD_N loads, THREAD_M x THREAD_N FMAs */
+        for (int p = 0; p < BLOCK_K; p++) {
+            float a_column[THREAD_M], b_row[THREAD_N];
+            for (int i = 0; i < THREAD_M; i++)
+                a_column[i] = a_tile[p][thread_row + i];
+            for (int j = 0; j < THREAD_N; j++)
+                b_row[j] = b_tile[p][thread_col + j];
+            for (int i = 0; i < THREAD_M; i++)
+                for (int j = 0; j < THREAD_N; j++)
+                    accumulator[i][j] += a_column[i] * b_row[j];
+        }
+        __syncthreads(); /* everyone is done with the tiles before the next loads */
+    }
+
+    for (int i = 0; i < THREAD_M; i++) {
+        int row = block_row + thread_row + i;
+        if (row >= m)
+            break;
+        for (int j = 0; j < THREAD_N; j += VECTOR_WIDTH) {
+            int col = block_col + thread_col + j;
+            float *out = &c[(size_t)row * n + col];
+            if (VECTOR) {
+                if (col < n)
+                    *(float4 *)out = make_float4(accumulator[i][j], accumulator[i][j + 1],
+                                                 accumulator[i][j + 2], accumulator[i][j + 3]);
+            } else {
+                for (int jj = 0; jj < VECTOR_WIDTH && col + jj < n; jj++)
+                    out[jj] = accumulator[i][j + jj];
+            }
+        }
+    }
+}
+
+/* ---- the seed problem: the column sums of A.B ------------------------------------ */
+
+/* The source article's "bad example": with the product's tiles computed as in
+ * sgemm_tiled (16 x 16, as the article has them), each block adds up its
+ * tile's columns in shared memory and adds the 16 partial sums to the result
+ * with atomicAdd. It does the whole matrix product, 2 m n k flops, to throw
+ * the product away. */
+#define SEED_TILE 16
+__global__ void column_sums_of_product_fused(const float *a, const float *b, float *sums, int m,
+                                             int n, int k)
+{
+    __shared__ float a_tile[SEED_TILE][SEED_TILE];
+    __shared__ float b_tile[SEED_TILE][SEED_TILE];
+    __shared__ float products[SEED_TILE][SEED_TILE];
+    int col = blockIdx.x * SEED_TILE + threadIdx.x;
+    int row = blockIdx.y * SEED_TILE + threadIdx.y;
+    float sum = 0.0f;
+    for (int tile_start = 0; tile_start < k; tile_start += SEED_TILE) {
+        int a_col = tile_start + threadIdx.x;
+        int b_row = tile_start + threadIdx.y;
+        a_tile[threadIdx.y][threadIdx.x] = row < m && a_col < k ? a[(size_t)row * k + a_col] : 0.0f;
+        b_tile[threadIdx.y][threadIdx.x] = b_row < k && col < n ? b[(size_t)b_row * n + col] : 0.0f;
+        __syncthreads();
+        for (int p = 0; p < SEED_TILE; p++)
+            sum += a_tile[threadIdx.y][p] * b_tile[p][threadIdx.x];
+        __syncthreads();
+    }
+    products[threadIdx.y][threadIdx.x] = row < m ? sum : 0.0f;
+    __syncthreads();
+    if (threadIdx.y == 0 && col < n) {
+        float column_sum = 0.0f;
+        for (int r = 0; r < SEED_TILE; r++)
+            column_sum += products[r][threadIdx.x];
+        atomicAdd(&sums[col], column_sum);
+    }
+}
+
+/* sums[col] += the sum of rows [blockIdx.y * COLUMN_SUM_ROWS, ...) of column
+ * col of a rows x cols matrix: threads along a row read consecutive floats
+ * (coalesced), and blockIdx.y splits the rows so that a tall matrix still
+ * gives the GPU enough blocks. sums must start at zero. */
+#define COLUMN_SUM_THREADS 256
+#define COLUMN_SUM_ROWS 256
+__global__ void column_sums(const float *matrix, float *sums, int rows, int cols)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= cols)
+        return;
+    int first = blockIdx.y * COLUMN_SUM_ROWS;
+    int last = first + COLUMN_SUM_ROWS < rows ? first + COLUMN_SUM_ROWS : rows;
+    float sum = 0.0f;
+    for (int row = first; row < last; row++)
+        sum += matrix[(size_t)row * cols + col];
+    atomicAdd(&sums[col], sum);
+}
+
+/* out[col] = sum over p of vector[p] * b[p][col]: a row vector times B, one
+ * thread per column, coalesced along the rows of B. */
+__global__ void vector_times_matrix(const float *vector, const float *b, float *out, int k, int n)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= n)
+        return;
+    float sum = 0.0f;
+    for (int p = 0; p < k; p++)
+        sum += vector[p] * b[(size_t)p * n + col];
+    out[col] = sum;
+}
+
+/* ---- launchers: one short function per GPU variant ------------------------------- */
+
+/* Buffer indices, in the order of the declarations below: both modes have A and
+ * B first; C is the product, SUMS the seed problem's column sums. */
+enum { A, B, C, SUMS = 2 };
+
+static unsigned int blocks_for(long long count, int per_block)
+{
+    return (unsigned int)((count + per_block - 1) / per_block);
+}
+
+static void run_cpu(const wb_data *data)
+{
+    sgemm_cpu((const float *)data->host[A], (const float *)data->host[B], (float *)data->host[C],
+              data->shape.m, data->shape.n, data->shape.k);
+}
+
+static void run_naive(const wb_data *data)
+{
+    const wb_shape *s = &data->shape;
+    dim3 block(NAIVE_BLOCK_COLS, NAIVE_BLOCK_ROWS);
+    dim3 grid(blocks_for(s->n, NAIVE_BLOCK_COLS), blocks_for(s->m, NAIVE_BLOCK_ROWS));
+    sgemm_naive<<<grid, block>>>((const float *)data->device[A], (const float *)data->device[B],
+                                 (float *)data->device[C], (int)s->m, (int)s->n, (int)s->k);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void run_tiled(const wb_data *data)
+{
+    const wb_shape *s = &data->shape;
+    dim3 grid(blocks_for(s->n, TILE), blocks_for(s->m, TILE));
+    sgemm_tiled<<<grid, dim3(TILE, TILE)>>>((const float *)data->device[A],
+                                            (const float *)data->device[B],
+                                            (float *)data->device[C], (int)s->m, (int)s->n,
+                                            (int)s->k);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void run_optimized(const wb_data *data)
+{
+    const wb_shape *s = &data->shape;
+    dim3 grid(blocks_for(s->n, BLOCK_N), blocks_for(s->m, BLOCK_M));
+    const float *a = (const float *)data->device[A], *b = (const float *)data->device[B];
+    float *c = (float *)data->device[C];
+    if (s->k % VECTOR_WIDTH == 0 && s->n % VECTOR_WIDTH == 0)
+        sgemm_optimized<true><<<grid, OPTIMIZED_THREADS>>>(a, b, c, (int)s->m, (int)s->n, (int)s->k);
+    else
+        sgemm_optimized<false><<<grid, OPTIMIZED_THREADS>>>(a, b, c, (int)s->m, (int)s->n, (int)s->k);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* cuBLAS: created once in prepare, not at every call (creating a handle
+ * takes milliseconds). */
+#ifndef CUDA_EMULATION
+static cublasHandle_t cublas;
+static float *seed_product; /* the seed problem's m x n product, for cublas */
+
+static void cublas_check(cublasStatus_t status, const char *call)
+{
+    if (status != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "cuBLAS error in %s: %s\n", call, cublasGetStatusString(status));
+        exit(WB_EXIT_CHECK_FAILED);
+    }
+}
+
+/* cuBLAS is column-major, like Fortran: it reads our row-major m x n C as its
+ * n x m C^T. Since C^T = B^T A^T, and our row-major B and A are its
+ * column-major B^T (n x k) and A^T (k x m), asking it for B^T A^T with no
+ * transposition flags writes C in our row-major layout. */
+static void row_major_sgemm(const float *a, const float *b, float *c, int m, int n, int k)
+{
+    const float one = 1.0f, zero = 0.0f;
+    cublas_check(cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero,
+                             c, n),
+                 "cublasSgemm");
+}
+
+static void run_cublas(const wb_data *data)
+{
+    const wb_shape *s = &data->shape;
+    row_major_sgemm((const float *)data->device[A], (const float *)data->device[B],
+                    (float *)data->device[C], (int)s->m, (int)s->n, (int)s->k);
+}
+
+static void create_cublas(void)
+{
+    cublas_check(cublasCreate(&cublas), "cublasCreate");
+    /* the default: FP32 math throughout. CUBLAS_TF32_TENSOR_OP_MATH would let
+     * it round inputs to TF32 (10-bit mantissa) for the tensor cores: faster,
+     * but no longer the float32 product the other variants compute. */
+    cublas_check(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+}
+#endif
+
+static const char *cublas_skip_reason(const wb_device *device)
+{
+#ifdef CUDA_EMULATION
+    return "cuBLAS is not part of the CPU emulator";
+#else
+    return NULL;
+#endif
+}
+
+static void prepare(const wb_data *data)
+{
+#ifndef CUDA_EMULATION
+    create_cublas();
+#endif
+}
+
+/* The seed problem's launchers. */
+static float *a_column_sums; /* k floats: the column sums of A */
+
+static void run_seed_cpu(const wb_data *data)
+{
+    const wb_shape *s = &data->shape;
+    const float *a = (const float *)data->host[A], *b = (const float *)data->host[B];
+    float *sums = (float *)data->host[SUMS];
+    /* the reassociated form: (1^T A) B, in double so that the reference is
+     * more accurate than any float variant it judges */
+    double *a_sums = (double *)wb_alloc_host((size_t)s->k * sizeof(double), "column sums of A");
+    for (long long p = 0; p < s->k; p++)
+        a_sums[p] = 0.0;
+    for (long long row = 0; row < s->m; row++)
+        for (long long p = 0; p < s->k; p++)
+            a_sums[p] += a[row * s->k + p];
+    double *out = (double *)wb_alloc_host((size_t)s->n * sizeof(double), "column sums of A.B");
+    for (long long col = 0; col < s->n; col++)
+        out[col] = 0.0;
+    for (long long p = 0; p < s->k; p++)
+        for (long long col = 0; col < s->n; col++)
+            out[col] += a_sums[p] * b[p * s->n + col];
+    for (long long col = 0; col < s->n; col++)
+        sums[col] = (float)out[col];
+    free(a_sums);
+    free(out);
+}
+
+static void run_seed_fused(const wb_data *data)
+{
+    const wb_shape *s = &data->shape;
+    float *sums = (float *)data->device[SUMS];
+    CUDA_CHECK(cudaMemset(sums, 0, (size_t)s->n * sizeof(float)));
+    dim3 grid(blocks_for(s->n, SEED_TILE), blocks_for(s->m, SEED_TILE));
+    column_sums_of_product_fused<<<grid, dim3(SEED_TILE, SEED_TILE)>>>(
+        (const float *)data->device[A], (const float *)data->device[B], sums, (int)s->m, (int)s->n,
+        (int)s->k);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void launch_column_sums(const float *matrix, float *sums, long long rows, long long cols)
+{
+    CUDA_CHECK(cudaMemset(sums, 0, (size_t)cols * sizeof(float)));
+    dim3 grid(blocks_for(cols, COLUMN_SUM_THREADS), blocks_for(rows, COLUMN_SUM_ROWS));
+    column_sums<<<grid, COLUMN_SUM_THREADS>>>(matrix, sums, (int)rows, (int)cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void run_seed_reassociated(const wb_data *data)
+{
+    const wb_shape *s = &data->shape;
+    launch_column_sums((const float *)data->device[A], a_column_sums, s->m, s->k);
+    vector_times_matrix<<<blocks_for(s->n, COLUMN_SUM_THREADS), COLUMN_SUM_THREADS>>>(
+        a_column_sums, (const float *)data->device[B], (float *)data->device[SUMS], (int)s->k,
+        (int)s->n);
+    CUDA_CHECK_LAUNCH();
+}
+
+#ifndef CUDA_EMULATION
+static void run_seed_cublas(const wb_data *data)
+{
+    const wb_shape *s = &data->shape;
+    row_major_sgemm((const float *)data->device[A], (const float *)data->device[B], seed_product,
+                    (int)s->m, (int)s->n, (int)s->k);
+    launch_column_sums(seed_product, (float *)data->device[SUMS], s->m, s->n);
+}
+#else
+/* never called: cublas_skip_reason skips these variants under the emulator */
+static void run_cublas(const wb_data *data) {}
+static void run_seed_cublas(const wb_data *data) {}
+#endif
+
+static void prepare_seed(const wb_data *data)
+{
+    const wb_shape *s = &data->shape;
+    CUDA_CHECK(cudaMalloc(&a_column_sums, (size_t)s->k * sizeof(float)));
+#ifndef CUDA_EMULATION
+    create_cublas();
+    CUDA_CHECK(cudaMalloc(&seed_product, (size_t)s->m * s->n * sizeof(float)));
+#endif
+}
+
+/* ---- the declarations: what common/ runs, checks and times ------------------------- */
+
+static long long a_count(const wb_shape *s) { return s->m * s->k; }
+static long long b_count(const wb_shape *s) { return s->k * s->n; }
+static long long c_count(const wb_shape *s) { return s->m * s->n; }
+static long long sums_count(const wb_shape *s) { return s->n; }
+/* the least traffic: read A and B once, write C once */
+static double sgemm_bytes(const wb_shape *s)
+{
+    return (double)sizeof(float) * (a_count(s) + b_count(s) + c_count(s));
+}
+/* a multiply and an add for each of the m x n x k terms */
+static double sgemm_flops(const wb_shape *s) { return 2.0 * s->m * s->n * s->k; }
+
+/* The largest magnitude in a float array. */
+static double largest_magnitude(const float *values, long long count)
+{
+    double largest = 0.0;
+    for (long long i = 0; i < count; i++)
+        largest = fmax(largest, fabs((double)values[i]));
+    return largest;
+}
+
+/* How far two float computations of C = A.B may differ. Each element is a sum
+ * of k products a[i][p] * b[p][j]; summed in any order, with or without fused
+ * multiply-adds, its rounding error is at most about k u sum_p |a[i][p] b[p][j]|
+ * (u = 2^-24; Higham, section 3.1), and that sum is at most k max|A| max|B|.
+ * The reference has such an error too, so the two may differ by twice that:
+ *     atol = 2 wb_sum_tolerance(k, k max|A| max|B|)
+ * It grows with k (as k^2 for a fixed range: 2e-3 at k = 129, 2 at k = 4096
+ * with inputs in [-1, 1]) and with the inputs' magnitudes. It is a bound, not
+ * an estimate: typical errors are near sqrt(k) u times the result. A kernel
+ * bug leaves out or repeats whole terms, each some 0.25 on average, and a
+ * NaN never passes. */
+static void product_tolerance(const wb_data *data, double *atol, double *rtol)
+{
+    const wb_shape *s = &data->shape;
+    double largest = largest_magnitude((const float *)data->host[A], a_count(s)) *
+                     largest_magnitude((const float *)data->host[B], b_count(s));
+    *atol = 2.0 * wb_sum_tolerance((double)s->k, (double)s->k * largest);
+    *rtol = 0.0;
+}
+
+/* The column sums of A.B, sum over i and p of a[i][p] b[p][j]: m k terms,
+ * the bound above with m k in place of k for the float variants (the double
+ * reference's own error is negligible beside it). */
+static void column_sum_tolerance(const wb_data *data, double *atol, double *rtol)
+{
+    const wb_shape *s = &data->shape;
+    double terms = (double)s->m * s->k;
+    double largest = largest_magnitude((const float *)data->host[A], a_count(s)) *
+                     largest_magnitude((const float *)data->host[B], b_count(s));
+    *atol = wb_sum_tolerance(terms, terms * largest);
+    *rtol = 0.0;
+}
+
+static const wb_buffer buffers[] = {
+    {.name = "a", .type = WB_FLOAT, .role = WB_INPUT, .count = a_count, .low = -1, .high = 1},
+    {.name = "b", .type = WB_FLOAT, .role = WB_INPUT, .count = b_count, .low = -1, .high = 1},
+    {.name = "c", .type = WB_FLOAT, .role = WB_OUTPUT, .count = c_count,
+     .tolerance = {.why = "sums of k products in another order", .widen = product_tolerance}},
+};
+
+static const wb_variant variants[] = {
+    {.name = "cpu", .description = "blocked loops on every core (OpenMP): the reference",
+     .scope = WB_HOST, .run = run_cpu},
+    {.name = "naive", .description = "one thread per element of C, A and B from global memory",
+     .scope = WB_KERNEL, .run = run_naive},
+    {.name = "tiled", .description = "32 x 32 tiles of A and B in shared memory, two barriers",
+     .scope = WB_KERNEL, .run = run_tiled},
+    {.name = "optimized", .description = "128 x 128 block tiles, 8 x 8 per thread, float4 loads",
+     .scope = WB_KERNEL, .run = run_optimized},
+    {.name = "cublas", .description = "cublasSgemm, FP32 (no TF32), row-major by transposition",
+     .scope = WB_LIBRARY, .run = run_cublas, .skip_reason = cublas_skip_reason},
+};
+
+/* Set by --seed-problem; both declarations list the flag, so that --help and
+ * the parsing agree whichever one main picks. */
+static int seed_problem;
+static const wb_option options[] = {
+    {.flag = "--seed-problem", .help = "the column sums of A.B, fused, with cuBLAS, reassociated",
+     .present = &seed_problem},
+};
+
+static const wb_lesson lesson = {
+    .name = "lesson04",
+    .title = "SGEMM: C = A.B, float32, row-major",
+    .rank = 3,
+    .size_meaning = "m x n x k (C is m x n, the sums k long)",
+    /* a few seconds under the CPU emulator; try 4096 on a GPU */
+    .default_size = "256",
+    .max_dimension = MAX_DIMENSION,
+    .max_elements = MAX_DIMENSION * MAX_DIMENSION,
+    .buffers = buffers, .buffer_count = WB_COUNT(buffers),
+    .variants = variants, .variant_count = WB_COUNT(variants),
+    .bytes = sgemm_bytes,
+    .flops = sgemm_flops,
+    .options = options, .option_count = WB_COUNT(options),
+    .prepare = prepare,
+};
+
+/* The seed problem: the same A and B, and the n column sums of A.B. */
+static double seed_bytes(const wb_shape *s)
+{
+    return (double)sizeof(float) * (a_count(s) + b_count(s) + sums_count(s));
+}
+
+static const wb_buffer seed_buffers[] = {
+    {.name = "a", .type = WB_FLOAT, .role = WB_INPUT, .count = a_count, .low = -1, .high = 1},
+    {.name = "b", .type = WB_FLOAT, .role = WB_INPUT, .count = b_count, .low = -1, .high = 1},
+    {.name = "sums", .type = WB_FLOAT, .role = WB_OUTPUT, .count = sums_count,
+     .tolerance = {.why = "sums of m k products in another order", .widen = column_sum_tolerance}},
+};
+
+static const wb_variant seed_variants[] = {
+    {.name = "cpu", .description = "(column sums of A) times B, in double: the reference",
+     .scope = WB_HOST, .run = run_seed_cpu},
+    {.name = "fused", .description = "16 x 16 tiles of A.B summed by column: 2mnk flops",
+     .scope = WB_KERNEL, .run = run_seed_fused},
+    {.name = "cublas", .description = "cublasSgemm, then the column sums of C: 2mnk + mn flops",
+     .scope = WB_LIBRARY, .run = run_seed_cublas, .skip_reason = cublas_skip_reason},
+    {.name = "reassociated", .description = "(column sums of A) times B: 2(mk + kn) flops",
+     .scope = WB_KERNEL, .run = run_seed_reassociated},
+};
+
+static const wb_lesson seed_lesson = {
+    .name = "lesson04",
+    .title = "column sums of A.B: fused, cublas do 2mnk FLOP, reassociated 2(mk + kn)",
+    .rank = 3,
+    .size_meaning = "m x n x k (the article: 10000x7000x5000)",
+    /* the article's problem is 10000x7000x5000; a few seconds under the emulator */
+    .default_size = "300x200x100",
+    .max_dimension = MAX_DIMENSION,
+    .max_elements = MAX_DIMENSION * MAX_DIMENSION,
+    .buffers = seed_buffers, .buffer_count = WB_COUNT(seed_buffers),
+    .variants = seed_variants, .variant_count = WB_COUNT(seed_variants),
+    .bytes = seed_bytes,
+    /* the matrix product's flops: what the question seems to ask for */
+    .flops = sgemm_flops,
+    .options = options, .option_count = WB_COUNT(options),
+    .prepare = prepare_seed,
+};
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--seed-problem") == 0)
+            return wb_main(&seed_lesson, argc, argv);
+    return wb_main(&lesson, argc, argv);
+}
