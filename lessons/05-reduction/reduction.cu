@@ -28,7 +28,7 @@
  * The tree variants run in passes: each pass turns n values into one per
  * block, until one is left.
  *
- * Napkin math for 2^28 floats on an H100 (the bar the issue sets):
+ * Napkin math for 2^28 floats on an H100 (the bar CUB sets there):
  *   bytes that must move:  read x once: 4 B x 2^28 = 1.07 GB; the result is 4 B
  *   flops:                 2^28 additions, 1 per 4 bytes: memory-bound
  *   at 3,352 GB/s (HBM3 peak) 0.32 ms; at the 2,988 GB/s cudaMemcpy reaches,
