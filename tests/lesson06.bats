@@ -11,14 +11,6 @@ setup() {
     LESSON_SOURCE="$REPO/lessons/06-occupancy/loop_test.cu"
 }
 
-# Builds a changed copy of the lesson with the emulator: $1 = sed expression.
-build_mutant() {
-    sed "$1" "$LESSON_SOURCE" >"$BATS_TEST_TMPDIR/loop_test.cu"
-    ! cmp -s "$LESSON_SOURCE" "$BATS_TEST_TMPDIR/loop_test.cu" || fail "the sed expression changed nothing"
-    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
-        -o "$BATS_TEST_TMPDIR/mutant" "$BATS_TEST_TMPDIR/loop_test.cu" "$EMU_BUILD/common/workbook.o"
-}
-
 @test "lesson06 passes every variant at its default size" {
     run "$EMU_BUILD/lesson06" --reps 1 --warmup 0
     assert_success
@@ -59,7 +51,9 @@ build_mutant() {
 
 @test "low theoretical occupancy warns and names shared memory as the limit" {
     # 40,000 bytes of dynamic shared memory per 32-thread block: 4 blocks, 4 of 64 warps per SM
-    build_mutant 's/<<<blocks_per_grid, (int)threads_per_block>>>/<<<blocks_per_grid, (int)threads_per_block, 40000>>>/'
+    build_mutant lessons/06-occupancy/loop_test.cu \
+        's/<<<blocks_per_grid, (int)threads_per_block>>>/<<<blocks_per_grid, (int)threads_per_block, 40000>>>/' \
+        "$BATS_TEST_TMPDIR/mutant"
     run "$BATS_TEST_TMPDIR/mutant" -n 1000x2 --threads-per-block 32 --only naive --reps 1 --warmup 0
     assert_success
     assert_line --regexp "^warning: naive: loop_thread_per_result's theoretical occupancy is 6% \(4 of 64 warps per SM\), below 25%; limited by shared memory per block: .*\(emulated device model\)$"
@@ -103,7 +97,8 @@ build_mutant() {
 
 @test "a kernel that writes NaN into one result fails, naming it" {
     # the one-thread-per-result kernel's store (the CPU's is indented deeper)
-    build_mutant 's/^    results\[i\] = sum;/    results[i] = i == 5 ? 0.0 \/ 0.0 : sum;/'
+    build_mutant lessons/06-occupancy/loop_test.cu \
+        's/^    results\[i\] = sum;/    results[i] = i == 5 ? 0.0 \/ 0.0 : sum;/' "$BATS_TEST_TMPDIR/mutant"
     run --separate-stderr "$BATS_TEST_TMPDIR/mutant" -n 100x10 --only naive --reps 1 --warmup 0
     assert_equal "$status" 1
     [[ "$stderr" == *"naive (kernel) FAIL: results: first mismatch at (row 0, column 5): expected "*", got "*"nan"* ]] || fail "stderr: $stderr"
