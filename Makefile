@@ -96,7 +96,7 @@ SOLUTIONS := $(foreach dir,$(EXERCISE_DIRS),solution$(call lesson_number,$(dir))
 
 COMMON_OBJECT := $(BUILD)/common/workbook.o
 
-.PHONY: all help test test-programs nvcc-check bench plots doctor clean sanitize \
+.PHONY: all help test test-programs nvcc-check bench plots doctor grade clean sanitize \
         $(LESSONS) $(EXERCISES) $(SOLUTIONS) check-compiler
 
 all: $(LESSONS)
@@ -141,7 +141,7 @@ solution%:
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(COMPILER) $(ALL_FLAGS) -MMD -MP -c $< -o $@
+	$(COMPILER) $(ALL_FLAGS) $(LESSON_INCLUDE) -MMD -MP -c $< -o $@
 
 # headers are dependencies: the compiler wrote them into the .d files
 -include $(shell find build -name '*.d' 2>/dev/null)
@@ -170,7 +170,11 @@ nvcc-check: $(patsubst %.cu,$(NVCC_CHECK)/%.o,$(ALL_CU))
 
 $(NVCC_CHECK)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -arch=sm_$(CUDA_ARCH) $(HOST_FLAGS) -Icommon -MMD -MP -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -arch=sm_$(CUDA_ARCH) $(HOST_FLAGS) -Icommon $(LESSON_INCLUDE) -MMD -MP -c $< -o $@
+
+# A worked solution includes its lesson's headers as the exercise beside them
+# does (#include "luma.h"): from the lesson's folder.
+$(foreach dir,$(EXERCISE_DIRS),$(eval $(BUILD)/solutions/$(notdir $(dir))/%.o $(NVCC_CHECK)/solutions/$(notdir $(dir))/%.o: LESSON_INCLUDE := -I$(dir)))
 
 BATS_LIBRARIES := $(or $(BATS_LIB_PATH),/usr/lib/bats)
 
@@ -210,6 +214,19 @@ endif
 
 # ---- lab tools ----------------------------------------------------------------
 
+# make grade: build and check every exercise, one line each and a total, and
+# build/grade.csv for a gradebook. GRADE_FROM=DIR grades DIR/NN-topic/exercise.cu
+# (a student's lessons/ folder, or solutions) with this checkout's checkers;
+# GRADE_TIMEOUT stops a run that never ends. common/grade.sh says more.
+GRADE_FROM ?= lessons
+GRADE_TIMEOUT ?= 120
+GRADE_CSV ?= build/grade.csv
+EXERCISE_CHECK_OBJECTS := $(foreach dir,$(EXERCISE_DIRS),$(BUILD)/$(dir)/$(basename $(call setting,$(dir),EXERCISE_CHECK)).o)
+grade: check-compiler $(COMMON_OBJECT) $(EXERCISE_CHECK_OBJECTS) $(LINK_DEPENDENCIES)
+	@BACKEND=$(BACKEND) BUILD=$(BUILD) COMPILER="$(COMPILER)" LINK_FLAGS="$(ALL_FLAGS) $(LINK_FLAGS)" \
+	  LINK_LIBRARIES="$(LINK_LIBRARIES)" GRADE_FROM="$(GRADE_FROM)" GRADE_STUDENT="$(GRADE_STUDENT)" \
+	  GRADE_CSV="$(GRADE_CSV)" GRADE_TIMEOUT="$(GRADE_TIMEOUT)" sh common/grade.sh $(EXERCISE_DIRS)
+
 doctor:
 	@NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" BACKEND="$(BACKEND)" sh common/doctor.sh
 
@@ -228,6 +245,8 @@ help:
 	@echo "                 and heat maps of the fields lesson03 --output wrote under plots/results/"
 	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
 	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
+	@echo "  grade          build and check every exercise: PASS / FAIL / not implemented / does not"
+	@echo "                 compile, a total and $(GRADE_CSV); GRADE_FROM=DIR grades a student's lessons/"
 	@echo "  doctor         check this machine: nvcc, driver, GPUs, the architecture built for"
 	@echo "  clean          remove build/ and the lesson programs"
 	@echo ""

@@ -12,7 +12,7 @@
  * 32 written.
  */
 #include "workbook.h"
-#include "../../lessons/02-grayscale/luma.h"
+#include "luma.h"
 
 /* one warp along a row, 8 rows a block: 256 threads */
 #define EXERCISE_BLOCK_WIDTH 32
