@@ -149,6 +149,59 @@ run_in_every_order() {
     run_in_every_order shared_2d
 }
 
+@test "kernels, launches, extern __shared__ and __noinline__ in an included header work as in the .cu" {
+    run_in_every_order header_kernels
+}
+
+@test "headers found through -I and in subfolders are rewritten, and errors and reports name their lines" {
+    cd "$BATS_TEST_TMPDIR"
+    mkdir -p app include/kernels
+    cat >include/kernels/fill.cuh <<'EOF'
+#pragma once
+#include "wait.cuh"
+__global__ void fill(int* p) {
+    extern __shared__ int scratch[];
+    scratch[threadIdx.x] = 2;
+    wait_unless_first();
+    p[threadIdx.x] = scratch[threadIdx.x];
+}
+inline void launch_fill(int* p, int n) { fill<<<1, n, n * sizeof(int)>>>(p); }
+EOF
+    cat >include/kernels/wait.cuh <<'EOF'
+#pragma once
+__device__ void wait_unless_first() {
+    if (threadIdx.x > 0) __syncthreads();
+}
+EOF
+    cat >app/main.cu <<'EOF'
+#include <cstdio>
+#include "kernels/fill.cuh"
+int main() {
+    int* d;
+    cudaMalloc(&d, 64 * sizeof(int));
+    launch_fill(d, 64);
+    printf("%s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+}
+EOF
+    run "$EMUCC" -Iinclude -MMD -MP -c app/main.cu -o app/main.o
+    assert_success
+    run cat app/main.d
+    assert_output --partial "include/kernels/fill.cuh"
+    assert_output --partial "include/kernels/wait.cuh"
+    refute_output --partial "emucc."
+    run "$EMUCC" -o app/main app/main.o
+    assert_success
+    run app/main
+    assert_failure
+    assert_output --partial "cuda-emu: deadlock in kernel fill"
+    assert_output --partial "thread(s) wait at __syncthreads at include/kernels/wait.cuh:3"
+    echo 'inline void broken() { undeclared_name(); }' >>include/kernels/wait.cuh
+    run "$EMUCC" -Iinclude -o app/main app/main.cu
+    assert_failure
+    assert_output --partial "include/kernels/wait.cuh:5"
+    assert_output --partial "undeclared_name"
+}
+
 @test "pinned and managed memory, async copies on streams, events and the error functions work" {
     run_in_every_order runtime_api
 }
