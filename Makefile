@@ -228,7 +228,7 @@ grade: check-compiler $(COMMON_OBJECT) $(EXERCISE_CHECK_OBJECTS) $(LINK_DEPENDEN
 	  GRADE_CSV="$(GRADE_CSV)" GRADE_TIMEOUT="$(GRADE_TIMEOUT)" sh common/grade.sh $(EXERCISE_DIRS)
 
 doctor:
-	@NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" BACKEND="$(BACKEND)" sh common/doctor.sh
+	@NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" BACKEND="$(BACKEND)" BRIEF="$(BRIEF)" sh common/doctor.sh
 
 help:
 	@echo "CUDA C Workbook"
@@ -247,7 +247,8 @@ help:
 	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
 	@echo "  grade          build and check every exercise: PASS / FAIL / not implemented / does not"
 	@echo "                 compile, a total and $(GRADE_CSV); GRADE_FROM=DIR grades a student's lessons/"
-	@echo "  doctor         check this machine: nvcc, driver, GPUs, the architecture built for"
+	@echo "  doctor         check this machine: nvcc, driver, GPUs, the architecture built for;"
+	@echo "                 BRIEF=1: one line (host, ready or not, GPU, CUDA, tests), for a room of machines"
 	@echo "  clean          remove build/ and the lesson programs"
 	@echo ""
 	@echo "variables (make VAR=value ...), now:"

@@ -9,9 +9,29 @@
 # 1 otherwise.
 #
 # The Makefile passes NVCC, CUDA_ARCH and BACKEND as it resolved them.
+#
+# BRIEF=1 (make doctor BRIEF=1) prints one line instead, for a room of
+# machines: the host, ready or NOT READY with what is wrong, the GPU or the
+# emulator, nvcc's CUDA version and whether make test can run:
+#
+#   lab-07       ready  GPU 0: NVIDIA H100 80GB HBM3 (sm_90)  CUDA 13.0  tests: yes
+#   lab-08       NOT READY (no nvcc; no stb_image (libstb-dev))  no GPU: CPU emulator  CUDA -  tests: no (missing bats)
+#
+# The full report ends with the same line, after "summary: ".
 
 NVCC=${NVCC:-nvcc}
 problems=0
+problem_names=""  # short, for the one-line summary
+
+# problem NAME: one more thing that keeps the lessons from running here
+problem() {
+    problems=$((problems + 1))
+    problem_names="${problem_names:+$problem_names; }$1"
+}
+
+# With BRIEF=1 the detailed report goes nowhere and only the summary line is printed.
+exec 3>&1
+[ "${BRIEF:-0}" = 1 ] && exec >/dev/null
 
 say() { printf '%-14s %s\n' "$1" "$2"; }
 next_step() { printf '%-14s -> %s\n' "" "$1"; }
@@ -35,7 +55,7 @@ if command -v g++ >/dev/null 2>&1; then
 else
     say "host compiler" "g++ not found"
     next_step "install it: sudo apt-get install g++"
-    problems=$((problems + 1))
+    problem "no g++"
 fi
 
 gpus=$(nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv,noheader 2>/dev/null)
@@ -47,7 +67,7 @@ if [ -n "$gpus" ]; then
     if [ -n "$nvcc_cuda" ] && [ "${driver_cuda%%.*}" -lt "${nvcc_cuda%%.*}" ]; then
         say "" "the driver is older than nvcc's CUDA $nvcc_cuda: programs will fail to start"
         next_step "update the NVIDIA driver, or use a CUDA Toolkit no newer than $driver_cuda"
-        problems=$((problems + 1))
+        problem "driver older than CUDA $nvcc_cuda"
     fi
     # A here-document, not a pipe, so that problems counted in the loop stay counted.
     while IFS=, read -r index name capability memory; do
@@ -56,11 +76,11 @@ if [ -n "$gpus" ]; then
         if [ "$arch" -lt 75 ]; then
             next_step "CUDA 13 supports compute capability 7.5 and newer: this GPU cannot run the"
             next_step "lessons' kernels; make builds them for the CPU emulator instead (BACKEND=emu)"
-            [ "$BACKEND" = cuda ] && problems=$((problems + 1))
+            [ "$BACKEND" = cuda ] && problem "GPU $index older than sm_75"
         elif [ "$CUDA_ARCH" -gt "$arch" ]; then
             say "" "the build targets CUDA_ARCH=$CUDA_ARCH, newer than this GPU: its kernels will not load"
             next_step "make CUDA_ARCH=$arch"
-            problems=$((problems + 1))
+            problem "CUDA_ARCH=$CUDA_ARCH newer than GPU $index"
         elif [ "$CUDA_ARCH" -lt "$arch" ]; then
             next_step "the build targets CUDA_ARCH=$CUDA_ARCH, which runs here, compiled at load time;"
             next_step "make CUDA_ARCH=$arch builds for this GPU itself"
@@ -78,7 +98,7 @@ fi
 
 say "build" "BACKEND=$BACKEND, CUDA_ARCH=$CUDA_ARCH (sm_$CUDA_ARCH)"
 if [ "$BACKEND" = cuda ] && [ "$nvcc_ok" = 0 ]; then
-    problems=$((problems + 1))
+    problem "no nvcc"
 fi
 
 # make test needs bats with its two helper libraries; make plots needs gnuplot.
@@ -103,13 +123,31 @@ if [ -f /usr/include/stb/stb_image.h ] && [ -f /usr/include/stb/stb_image_write.
 else
     say "image library" "stb_image missing (lesson02 reads and writes images with it)"
     next_step "sudo apt-get install libstb-dev"
-    problems=$((problems + 1))
+    problem "no stb_image (libstb-dev)"
 fi
+
+# The summary: one line, the same on every machine, so that a room's lines
+# line up (make doctor BRIEF=1 prints only this one).
+if [ -n "$gpus" ]; then
+    first_gpu=$(echo "$gpus" | head -n 1)
+    gpu_text="GPU $(echo "$first_gpu" | cut -d, -f1 | tr -d ' '): $(echo "$first_gpu" | cut -d, -f2 | sed 's/^ //')"
+    gpu_text="$gpu_text (sm_$(echo "$first_gpu" | cut -d, -f3 | tr -d '. '))"
+    gpu_count=$(echo "$gpus" | wc -l)
+    [ "$gpu_count" -gt 1 ] && gpu_text="$gpu_text and $((gpu_count - 1)) more"
+else
+    gpu_text="no GPU: CPU emulator"
+fi
+if [ -z "$missing" ]; then tests_text="tests: yes"; else tests_text="tests: no (missing$missing)"; fi
+if [ "$problems" -eq 0 ]; then verdict="ready"; else verdict="NOT READY ($problem_names)"; fi
+summary=$(printf '%-12s %s  %s  CUDA %s  %s' "$(uname -n 2>/dev/null || echo this-machine)" \
+    "$verdict" "$gpu_text" "${nvcc_cuda:--}" "$tests_text")
 
 echo
 if [ "$problems" -eq 0 ]; then
     echo "ready: make lesson01 && ./lesson01"
 else
     echo "not ready: $problems problem(s) above"
-    exit 1
 fi
+echo "summary: $summary"
+[ "${BRIEF:-0}" = 1 ] && echo "$summary" >&3
+[ "$problems" -eq 0 ]

@@ -105,6 +105,22 @@ setup() {
     done
 }
 
+@test "make doctor BRIEF=1 prints one summary line: host, verdict, GPU, CUDA version, tests" {
+    run make --no-print-directory doctor BRIEF=1
+    assert_success
+    assert_equal "${#lines[@]}" 1
+    assert_output --regexp "^$(uname -n) +ready  (GPU 0: .* \(sm_[0-9]+\)|no GPU: CPU emulator)  CUDA [0-9]+\.[0-9]+  tests: yes$"
+    run make --no-print-directory doctor
+    assert_line "summary: $(make --no-print-directory doctor BRIEF=1)"
+}
+
+@test "make doctor BRIEF=1 names what is wrong and fails on a machine without nvcc for a cuda build" {
+    BRIEF=1 NVCC=/nonexistent/nvcc BACKEND=cuda CUDA_ARCH=90 run sh common/doctor.sh
+    assert_failure 1
+    assert_equal "${#lines[@]}" 1
+    assert_output --regexp "^$(uname -n) +NOT READY \(no nvcc\)  .*  CUDA -  tests: "
+}
+
 @test "make doctor names gnuplot as missing, with the line that installs it" {
     local bin="$BATS_TEST_TMPDIR/bin"
     mkdir -p "$bin"
