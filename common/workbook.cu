@@ -304,9 +304,12 @@ static void print_help(const wb_lesson *lesson)
             printf("\n%s options:\n", lesson->name);
         if (option->present)
             printf("      %-16s %s\n", left, option->help);
+        else if (option->text && *option->text && **option->text)
+            printf("      %-16s %s (default %s)\n", left, option->help, *option->text);
         else if (option->text)
-            printf("      %-16s %s%s%s%s\n", left, option->help, *option->text ? " (default " : "",
-                   *option->text ? *option->text : "", *option->text ? ")" : "");
+            printf("      %-16s %s\n", left, option->help);
+        else if (strstr(option->help, "(default")) /* the help says what the default means */
+            printf("      %-16s %s (%lld to %lld)\n", left, option->help, option->min, option->max);
         else
             printf("      %-16s %s (default %lld, %lld to %lld)\n", left, option->help,
                    *option->value, option->min, option->max);
