@@ -998,6 +998,35 @@ wb_check_result wb_check(const float *expected, const float *actual, long long n
     return compare(expected, actual, WB_FLOAT, n, atol, rtol);
 }
 
+int wb_report_not_implemented(const char *name, const char *nothing_done, const char *exercise_file)
+{
+    printf("%s: not implemented yet: %s (fill in the TODOs in %s)\n", name, nothing_done,
+           exercise_file);
+    return WB_EXIT_CHECK_FAILED;
+}
+
+int wb_report_verdict(const char *name, int failures, int count, const char *cases,
+                      const char *pass_note)
+{
+    if (failures > 0) {
+        printf("%s: FAIL (%d of %d %s wrong)\n", name, failures, count, cases);
+        return WB_EXIT_CHECK_FAILED;
+    }
+    printf("%s: PASS (all %d %s%s)\n", name, count, cases, pass_note ? pass_note : "");
+    return WB_EXIT_OK;
+}
+
+int wb_report_exercise(const wb_exercise_report *report)
+{
+    printf("%s: %s\n", report->name, report->title);
+    /* a skeleton left as it is fails every case: one line says so, not a page of FAILs */
+    if (report->nothing_done)
+        return wb_report_not_implemented(report->name, report->nothing_done, report->exercise_file);
+    for (int c = 0; c < report->count; c++)
+        printf("%s\n", report->verdicts[c]);
+    return wb_report_verdict(report->name, report->failures, report->count, report->cases, NULL);
+}
+
 double wb_sum_tolerance(double depth, double sum_abs)
 {
     const double unit_roundoff = 1.0 / 16777216.0; /* 2^-24, float's */

@@ -275,4 +275,32 @@ typedef struct {
 wb_check_result wb_check(const float *expected, const float *actual, long long n,
                          double atol, double rtol);
 
+/* Every checker reports in one format, which students read and make grade
+ * parses (common/grade.sh):
+ *     exercise03: <what it checks>
+ *     exercise03: not implemented yet: <what showed it> (fill in the TODOs in <file>)
+ * or a line per case, "  <case>  PASS" or "  <case>  FAIL: first wrong ...", then
+ *     exercise03: PASS (all 10 shapes)     or     exercise03: FAIL (2 of 10 shapes wrong)
+ * A checker that collects a line per case fills in a wb_exercise_report and
+ * returns wb_report_exercise's exit status; one that prints as it goes uses
+ * the two pieces below it. */
+#define WB_VERDICT_LENGTH 200
+typedef struct {
+    const char *name;          /* "exercise03" */
+    const char *title;         /* what the exercise asks for */
+    const char *exercise_file; /* "lessons/03-diffusion/exercise.cu" */
+    const char *nothing_done;  /* non-NULL when the exercise visibly did nothing: what showed it */
+    const char *cases;         /* what a case is, plural: "sizes", "shapes" */
+    const char (*verdicts)[WB_VERDICT_LENGTH]; /* a line per case */
+    int count, failures;
+} wb_exercise_report;
+
+int wb_report_exercise(const wb_exercise_report *report);
+/* "exerciseNN: not implemented yet: ..."; returns WB_EXIT_CHECK_FAILED */
+int wb_report_not_implemented(const char *name, const char *nothing_done, const char *exercise_file);
+/* the closing PASS or FAIL line (pass_note is added inside PASS's parentheses);
+ * returns the exit status */
+int wb_report_verdict(const char *name, int failures, int count, const char *cases,
+                      const char *pass_note);
+
 #endif

@@ -12,7 +12,7 @@
  *      The kernel name may be templated (reduce<float, 256>) or qualified (ns::kernel), and the
  *      configuration may span lines.
  *   2. `extern __shared__ T name[];` (dynamic shared memory, sized at launch) becomes a pointer
- *      to the running block's buffer: `T (*const name) = (decltype(name))...;`; with more
+ *      to the running block's buffer: `T *const name = (decltype(+name))...;`; with more
  *      dimensions (`T name[][N]`), a pointer to rows of N.
  *   3. The keyword `__noinline__` becomes `__attribute__((noinline))`. It cannot be a macro:
  *      the C++ standard library writes __attribute__((__noinline__)), which the macro would break.
@@ -280,12 +280,15 @@ static size_t rewrite_extern_shared(size_t pos, int at_namespace_scope) {
         emit_str(name);
         emit_str(";");
     } else {
+        /* T *const name, or T (*const name)[N] for rows of N; the cast's type is
+         * decltype(+name), the pointer without its const, which a cast cannot keep
+         * (and -Wall would say so). */
         emit_str(type);
-        emit_str(" (*const ");
+        emit_str(row_len ? " (*const " : " *const ");
         emit_str(name);
-        emit_str(")");
+        emit_str(row_len ? ")" : "");
         emit_str(row_dims);
-        emit_str(" = (decltype(");
+        emit_str(" = (decltype(+");
         emit_str(name);
         emit_str("))::cuda_emu::dynamic_shared_base;");
     }

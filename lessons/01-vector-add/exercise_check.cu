@@ -21,7 +21,6 @@ void launch_vector_add_grid_stride(const float *d_a, const float *d_b, float *d_
 
 static const long long sizes[] = {1, 127, 128, 129, 511, 512, 513, 4099, 65537, 1000003};
 #define SIZE_COUNT (int)(sizeof sizes / sizeof sizes[0])
-#define LINE_LENGTH 160
 
 /* 1 when every byte of c still holds the 0xFF poison: the kernel wrote nothing */
 static int untouched(const float *c, long long n)
@@ -56,7 +55,7 @@ int main(void)
     CUDA_CHECK(cudaMalloc(&d_c, max_bytes));
 
     /* one verdict per size, printed at the end unless the kernel wrote nothing at all */
-    char verdicts[SIZE_COUNT][LINE_LENGTH];
+    char verdicts[SIZE_COUNT][WB_VERDICT_LENGTH];
     int failures = 0, silent_sizes = 0;
     for (int s = 0; s < SIZE_COUNT; s++) {
         long long n = sizes[s];
@@ -76,12 +75,12 @@ int main(void)
         silent_sizes += untouched(h_c, n);
         wb_check_result check = wb_check(h_expected, h_c, n, WB_ATOL, WB_RTOL);
         if (check.passed) {
-            snprintf(verdicts[s], LINE_LENGTH, "  n = %-8lld PASS", n);
+            snprintf(verdicts[s], WB_VERDICT_LENGTH, "  n = %-8lld PASS", n);
         } else {
             failures++;
             unsigned int bits;
             memcpy(&bits, &h_c[check.first_bad], sizeof bits);
-            snprintf(verdicts[s], LINE_LENGTH,
+            snprintf(verdicts[s], WB_VERDICT_LENGTH,
                      "  n = %-8lld FAIL: first wrong index %lld: expected %.9g, got %.9g%s", n,
                      check.first_bad, check.expected, check.actual,
                      bits == 0xFFFFFFFFu ? " (never written)" : "");
@@ -96,18 +95,15 @@ int main(void)
     free(h_c);
     free(h_expected);
 
-    printf("%s: grid-stride vector add\n", name);
-    if (silent_sizes == SIZE_COUNT) {
-        printf("%s: not implemented yet: the kernel wrote nothing "
-               "(fill in the TODOs in lessons/01-vector-add/exercise.cu)\n", name);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    for (int s = 0; s < SIZE_COUNT; s++)
-        printf("%s\n", verdicts[s]);
-    if (failures > 0) {
-        printf("%s: FAIL (%d of %d sizes wrong)\n", name, failures, SIZE_COUNT);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    printf("%s: PASS (all %d sizes)\n", name, SIZE_COUNT);
-    return WB_EXIT_OK;
+    wb_exercise_report report = {
+        .name = name,
+        .title = "grid-stride vector add",
+        .exercise_file = "lessons/01-vector-add/exercise.cu",
+        .nothing_done = silent_sizes == SIZE_COUNT ? "the kernel wrote nothing" : NULL,
+        .cases = "sizes",
+        .verdicts = verdicts,
+        .count = SIZE_COUNT,
+        .failures = failures,
+    };
+    return wb_report_exercise(&report);
 }

@@ -34,7 +34,6 @@ static const image_size sizes[] = {
     {64, 16}, {97, 61}, {451, 300}, {300, 451},
 };
 #define SIZE_COUNT (int)(sizeof sizes / sizeof sizes[0])
-#define LINE_LENGTH 200
 /* a byte no correct pixel has: every channel of the input is below it */
 #define POISON 0xFF
 #define LARGEST_CHANNEL 254
@@ -61,7 +60,7 @@ int main(void)
         return WB_EXIT_NO_DEVICE;
     }
 
-    char verdicts[SIZE_COUNT][LINE_LENGTH];
+    char verdicts[SIZE_COUNT][WB_VERDICT_LENGTH];
     int failures = 0, silent_sizes = 0;
     for (int s = 0; s < SIZE_COUNT; s++) {
         int width = sizes[s].width, height = sizes[s].height;
@@ -104,35 +103,32 @@ int main(void)
         snprintf(shape, sizeof shape, "%dx%d", width, height);
         if (first_bad >= 0) {
             failures++;
-            snprintf(verdicts[s], LINE_LENGTH,
+            snprintf(verdicts[s], WB_VERDICT_LENGTH,
                      "  %-8s FAIL: first wrong pixel (row %lld, column %lld): expected %d, got %d%s",
                      shape, first_bad / width, first_bad % width, h_expected[first_bad],
                      h_gray[first_bad], h_gray[first_bad] == POISON ? " (never written)" : "");
         } else if (stray > 0) {
             failures++;
-            snprintf(verdicts[s], LINE_LENGTH,
+            snprintf(verdicts[s], WB_VERDICT_LENGTH,
                      "  %-8s FAIL: wrote %lld bytes past the end of gray:"
                      " threads outside the image went on", shape, stray);
         } else {
-            snprintf(verdicts[s], LINE_LENGTH, "  %-8s PASS", shape);
+            snprintf(verdicts[s], WB_VERDICT_LENGTH, "  %-8s PASS", shape);
         }
         free(h_rgb);
         free(h_gray);
         free(h_expected);
     }
 
-    printf("%s: RGB to grayscale on a 2-D grid\n", name);
-    if (silent_sizes == SIZE_COUNT) {
-        printf("%s: not implemented yet: the kernel wrote nothing "
-               "(fill in the TODOs in lessons/02-grayscale/exercise.cu)\n", name);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    for (int s = 0; s < SIZE_COUNT; s++)
-        printf("%s\n", verdicts[s]);
-    if (failures > 0) {
-        printf("%s: FAIL (%d of %d sizes wrong)\n", name, failures, SIZE_COUNT);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    printf("%s: PASS (all %d sizes)\n", name, SIZE_COUNT);
-    return WB_EXIT_OK;
+    wb_exercise_report report = {
+        .name = name,
+        .title = "RGB to grayscale on a 2-D grid",
+        .exercise_file = "lessons/02-grayscale/exercise.cu",
+        .nothing_done = silent_sizes == SIZE_COUNT ? "the kernel wrote nothing" : NULL,
+        .cases = "sizes",
+        .verdicts = verdicts,
+        .count = SIZE_COUNT,
+        .failures = failures,
+    };
+    return wb_report_exercise(&report);
 }

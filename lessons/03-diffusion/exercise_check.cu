@@ -35,7 +35,6 @@ static const field_shape shapes[] = {
     {1, 1}, {37, 1}, {1, 37}, {31, 7}, {32, 8}, {33, 9}, {64, 16}, {65, 17}, {97, 61}, {257, 131},
 };
 #define SHAPE_COUNT (int)(sizeof shapes / sizeof shapes[0])
-#define LINE_LENGTH 160
 #define COEFF 0.25f
 
 /* One step on the CPU, with the same expression in the same order. */
@@ -86,7 +85,7 @@ int main(void)
     CUDA_CHECK(cudaMalloc(&d_to, max_bytes));
 
     /* one verdict per shape, printed at the end unless the kernel wrote nothing at all */
-    char verdicts[SHAPE_COUNT][LINE_LENGTH];
+    char verdicts[SHAPE_COUNT][WB_VERDICT_LENGTH];
     int failures = 0, silent_shapes = 0;
     for (int s = 0; s < SHAPE_COUNT; s++) {
         int width = shapes[s].width, height = shapes[s].height;
@@ -106,12 +105,12 @@ int main(void)
         silent_shapes += untouched(h_to, cells);
         wb_check_result check = wb_check(h_expected, h_to, cells, WB_ATOL, WB_RTOL);
         if (check.passed) {
-            snprintf(verdicts[s], LINE_LENGTH, "  %-8s PASS", shape_text);
+            snprintf(verdicts[s], WB_VERDICT_LENGTH, "  %-8s PASS", shape_text);
         } else {
             failures++;
             unsigned int bits;
             memcpy(&bits, &h_to[check.first_bad], sizeof bits);
-            snprintf(verdicts[s], LINE_LENGTH,
+            snprintf(verdicts[s], WB_VERDICT_LENGTH,
                      "  %-8s FAIL: first wrong cell (row %lld, column %lld): expected %.9g, "
                      "got %.9g%s", shape_text, check.first_bad / width, check.first_bad % width,
                      check.expected, check.actual, bits == 0xFFFFFFFFu ? " (never written)" : "");
@@ -124,18 +123,15 @@ int main(void)
     free(h_to);
     free(h_expected);
 
-    printf("%s: one diffusion step through a shared-memory tile with a halo\n", name);
-    if (silent_shapes == SHAPE_COUNT) {
-        printf("%s: not implemented yet: the kernel wrote nothing "
-               "(fill in the TODOs in lessons/03-diffusion/exercise.cu)\n", name);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    for (int s = 0; s < SHAPE_COUNT; s++)
-        printf("%s\n", verdicts[s]);
-    if (failures > 0) {
-        printf("%s: FAIL (%d of %d shapes wrong)\n", name, failures, SHAPE_COUNT);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    printf("%s: PASS (all %d shapes)\n", name, SHAPE_COUNT);
-    return WB_EXIT_OK;
+    wb_exercise_report report = {
+        .name = name,
+        .title = "one diffusion step through a shared-memory tile with a halo",
+        .exercise_file = "lessons/03-diffusion/exercise.cu",
+        .nothing_done = silent_shapes == SHAPE_COUNT ? "the kernel wrote nothing" : NULL,
+        .cases = "shapes",
+        .verdicts = verdicts,
+        .count = SHAPE_COUNT,
+        .failures = failures,
+    };
+    return wb_report_exercise(&report);
 }

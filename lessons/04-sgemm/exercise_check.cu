@@ -38,7 +38,6 @@ static const matmul_shape shapes[] = {
     {33, 15, 47}, {48, 32, 80}, {1, 40, 100}, {70, 3, 129},
 };
 #define SHAPE_COUNT (int)(sizeof shapes / sizeof shapes[0])
-#define LINE_LENGTH 200
 /* rows of NaN after A and after B: more than any tile sticks out */
 #define NAN_PADDING_ROWS 64
 
@@ -98,7 +97,7 @@ int main(void)
     for (size_t i = 0; i < padding_count; i++)
         h_nan[i] = NAN;
 
-    char verdicts[SHAPE_COUNT][LINE_LENGTH];
+    char verdicts[SHAPE_COUNT][WB_VERDICT_LENGTH];
     int failures = 0, silent_shapes = 0;
     for (int s = 0; s < SHAPE_COUNT; s++) {
         int m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
@@ -135,12 +134,12 @@ int main(void)
         char shape_text[32];
         snprintf(shape_text, sizeof shape_text, "%dx%dx%d", m, n, k);
         if (check.passed) {
-            snprintf(verdicts[s], LINE_LENGTH, "  %-9s PASS", shape_text);
+            snprintf(verdicts[s], WB_VERDICT_LENGTH, "  %-9s PASS", shape_text);
         } else {
             failures++;
             unsigned int bits;
             memcpy(&bits, &h_c[check.first_bad], sizeof bits);
-            snprintf(verdicts[s], LINE_LENGTH,
+            snprintf(verdicts[s], WB_VERDICT_LENGTH,
                      "  %-9s FAIL: first wrong element (row %lld, column %lld): expected %.9g, "
                      "got %.9g%s",
                      shape_text, check.first_bad / n, check.first_bad % n, check.expected,
@@ -153,18 +152,15 @@ int main(void)
     free(h_expected);
     free(h_nan);
 
-    printf("%s: tiled matrix product, m x n x k\n", name);
-    if (silent_shapes == SHAPE_COUNT) {
-        printf("%s: not implemented yet: the kernel wrote nothing "
-               "(fill in the TODOs in lessons/04-sgemm/exercise.cu)\n", name);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    for (int s = 0; s < SHAPE_COUNT; s++)
-        printf("%s\n", verdicts[s]);
-    if (failures > 0) {
-        printf("%s: FAIL (%d of %d shapes wrong)\n", name, failures, SHAPE_COUNT);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    printf("%s: PASS (all %d shapes)\n", name, SHAPE_COUNT);
-    return WB_EXIT_OK;
+    wb_exercise_report report = {
+        .name = name,
+        .title = "tiled matrix product, m x n x k",
+        .exercise_file = "lessons/04-sgemm/exercise.cu",
+        .nothing_done = silent_shapes == SHAPE_COUNT ? "the kernel wrote nothing" : NULL,
+        .cases = "shapes",
+        .verdicts = verdicts,
+        .count = SHAPE_COUNT,
+        .failures = failures,
+    };
+    return wb_report_exercise(&report);
 }

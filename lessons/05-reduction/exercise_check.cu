@@ -28,7 +28,6 @@ static const long long sizes[] = {1, 33, 1000, 4099, 65537};
 #define BLOCK_SIZE_COUNT (int)(sizeof block_sizes / sizeof block_sizes[0])
 #define SIZE_COUNT (int)(sizeof sizes / sizeof sizes[0])
 #define CASES (BLOCK_SIZE_COUNT * SIZE_COUNT)
-#define LINE_LENGTH 200
 
 /* 1 when every byte still holds the 0xFF poison: the kernel wrote nothing */
 static int untouched(const float *values, long long count)
@@ -58,16 +57,16 @@ int main(void)
     CUDA_CHECK(cudaMalloc(&d_x, max_bytes));
     CUDA_CHECK(cudaMalloc(&d_sums, max_bytes)); /* at most one block per element */
 
-    char verdicts[CASES][LINE_LENGTH];
+    char verdicts[CASES][WB_VERDICT_LENGTH];
     int failures = 0, silent = 0, no_grid = 0;
     for (int b = 0; b < BLOCK_SIZE_COUNT; b++) {
         for (int s = 0; s < SIZE_COUNT; s++) {
             int threads = block_sizes[b];
             long long n = sizes[s];
             char *verdict = verdicts[b * SIZE_COUNT + s];
-            int written = snprintf(verdict, LINE_LENGTH, "  threads = %-4d n = %-6lld ", threads, n);
+            int written = snprintf(verdict, WB_VERDICT_LENGTH, "  threads = %-4d n = %-6lld ", threads, n);
             char *rest = verdict + written;
-            size_t room = LINE_LENGTH - written;
+            size_t room = WB_VERDICT_LENGTH - written;
 
             long long blocks = (n + threads - 1) / threads;
             long long asked = blocks_for(n, threads);
@@ -115,18 +114,18 @@ int main(void)
     free(h_sums);
     free(h_expected);
 
-    printf("%s: a block's sum as a shared-memory tree\n", name);
-    if (silent + no_grid == CASES) {
-        printf("%s: not implemented yet: %s (fill in the TODOs in lessons/05-reduction/exercise.cu)\n",
-               name, no_grid == CASES ? "blocks_for gives no blocks" : "the kernel wrote nothing");
-        return WB_EXIT_CHECK_FAILED;
-    }
-    for (int c = 0; c < CASES; c++)
-        printf("%s\n", verdicts[c]);
-    if (failures > 0) {
-        printf("%s: FAIL (%d of %d cases wrong)\n", name, failures, CASES);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    printf("%s: PASS (all %d cases)\n", name, CASES);
-    return WB_EXIT_OK;
+    wb_exercise_report report = {
+        .name = name,
+        .title = "a block's sum as a shared-memory tree",
+        .exercise_file = "lessons/05-reduction/exercise.cu",
+        .nothing_done = silent + no_grid == CASES
+                            ? (no_grid == CASES ? "blocks_for gives no blocks"
+                                                : "the kernel wrote nothing")
+                            : NULL,
+        .cases = "cases",
+        .verdicts = verdicts,
+        .count = CASES,
+        .failures = failures,
+    };
+    return wb_report_exercise(&report);
 }

@@ -35,7 +35,6 @@ static const long long sizes[] = {1, 31, 1000, 300007};
 #define TERMS 40
 #define WARP_SIZE 32
 #define MAX_THREADS_PER_BLOCK 1024
-#define LINE_LENGTH 200
 
 /* "" when the configuration fills the device, or why it does not */
 static void judge_configuration(launch_config config, long long n, const wb_device *device,
@@ -72,9 +71,8 @@ int main(void)
     }
     printf("%s: a launch configuration from the occupancy API\n", name);
     if (choose_launch(sizes[0]).threads_per_block == 0) {
-        printf("%s: not implemented yet: choose_launch returned 0 threads per block "
-               "(fill in the TODOs in lessons/06-occupancy/exercise.cu)\n", name);
-        return WB_EXIT_CHECK_FAILED;
+        return wb_report_not_implemented(name, "choose_launch returned 0 threads per block",
+                                         "lessons/06-occupancy/exercise.cu");
     }
 
     long long largest = sizes[SIZE_COUNT - 1];
@@ -86,7 +84,7 @@ int main(void)
     int failures = 0;
     for (int s = 0; s < SIZE_COUNT; s++) {
         long long n = sizes[s];
-        char why[LINE_LENGTH];
+        char why[WB_VERDICT_LENGTH];
         launch_config config = choose_launch(n);
         judge_configuration(config, n, &device, why, sizeof why);
         if (why[0]) {
@@ -121,10 +119,5 @@ int main(void)
     CUDA_CHECK(cudaFree(d_results));
     free(h_results);
 
-    if (failures > 0) {
-        printf("%s: FAIL (%d of %d sizes wrong)\n", name, failures, SIZE_COUNT);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    printf("%s: PASS (all %d sizes)\n", name, SIZE_COUNT);
-    return WB_EXIT_OK;
+    return wb_report_verdict(name, failures, SIZE_COUNT, "sizes", NULL);
 }
