@@ -18,6 +18,8 @@
 #                              as a line (lessons whose rows do floating-point work)
 #   MACHINE-LESSON-roofline    GFLOP/s against FLOP per byte, under the roofs
 #   LESSON-across-machines     when two or more files have that lesson
+#   MACHINE-course             every lesson's optimized kernel at its largest
+#                              size: speedup over the CPU and % of peak
 # MACHINE is the results file's name without .csv, with "reference-" in front
 # for the committed results in plots/reference/. Lessons and variants are
 # read from the files, so a new lesson needs no change here.
@@ -189,6 +191,25 @@ for results in "$@"; do
         [ "$peak_gbps" != 0 ] || [ "$roofline_rows" -eq 0 ] ||
             echo "  note: $name-roofline has no roofs: device peaks unknown"
     done < "$tables/$machine.lessons"
+
+    # The whole course on this machine: each lesson's optimized kernel.
+    awk -f "$plot_dir/course.awk" "$results" > "$tables/$machine-course.dat" || exit 1
+    if [ -s "$tables/$machine-course.dat" ]; then
+        speedup_max=$(cut -f 2 "$tables/$machine-course.dat" | sort -g | tail -n 1)
+        lesson_count=$(wc -l < "$tables/$machine-course.dat")
+        # the device and backend of the file's first row, for the title
+        device=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "device") d = i
+                                                                if ($i == "backend") b = i }
+                                    next }
+                          { print $d; print $b; exit }' "$results")
+        on=$(quote_safe "$(device_title "$(echo "$device" | sed -n 1p)" "$(echo "$device" | sed -n 2p)")")
+        draw course "$machine-course" "datafile='$tables/$machine-course.dat';
+            chart_title='the course on $on';
+            chart_subtitle='each lesson: its optimized kernel at the largest size ($lesson_count measured)';
+            speedup_max=$speedup_max"
+    else
+        skip "$machine-course" "no optimized kernel rows"
+    fi
 done
 
 # One chart per lesson that two or more machines measured.

@@ -191,3 +191,29 @@ is_png() {
     assert_success
     grep -q 'speedup over the CPU at n = 1M' "$out/two-runs-lesson01-speedup.svg"
 }
+
+@test "the course chart has each lesson's optimized kernel at its largest size, latest run first" {
+    needs_gnuplot
+    # an older run of the optimized kernel at a larger size and another speedup
+    results="$BATS_TEST_TMPDIR/course.csv"
+    head -n 1 "$fixtures/test-gpu-a.csv" > "$results"
+    grep '^lesson01,optimized,kernel,1000000,' "$fixtures/test-gpu-a.csv" |
+        sed 's/,1000000,12000000,/,99000000,1188000000,/; s/2025-01-01T00:00:00Z/2024-06-01T00:00:00Z/' >> "$results"
+    tail -n +2 "$fixtures/test-gpu-a.csv" >> "$results"
+    run awk -f plots/course.awk "$results"
+    assert_success
+    assert_output "$(printf 'lesson01\t32.727\t65.45\t1000000')"
+    run sh plots/plot.sh "$out" "$results"
+    assert_success
+    assert_line "  $out/course-course.png, .svg"
+    is_png "$out/course-course.png"
+    grep -q 'the course on Test GPU A' "$out/course-course.svg"
+    grep -q '32.7x' "$out/course-course.svg"
+}
+
+@test "the course chart of emulated results says so in its title" {
+    needs_gnuplot
+    run sh plots/plot.sh "$out" "$fixtures/test-emulation.csv"
+    assert_success
+    grep -q 'emulated, NOT GPU times' "$out/test-emulation-course.svg"
+}

@@ -1,0 +1,36 @@
+# plots/course.awk - one line per lesson for the course-wide chart (plots/course.gp):
+# the optimized variant's kernel row at the largest size of the latest run,
+#   lesson<TAB>speedup over the CPU<TAB>% of peak<TAB>size
+# from one results file (columns read by name). Lessons without such a row are left out.
+BEGIN { FS = ","; OFS = "\t" }
+NR == 1 {
+    for (i = 1; i <= NF; i++) column[$i] = i
+    next
+}
+$column["variant"] == "optimized" && $column["scope"] == "kernel" {
+    lesson = $column["lesson"]
+    date = $column["date"]
+    bytes = $column["bytes"] + 0
+    # a later run replaces an earlier one; within a run the largest size wins
+    if (!(lesson in best_date) || date > best_date[lesson] ||
+        (date == best_date[lesson] && bytes > best_bytes[lesson])) {
+        best_date[lesson] = date
+        best_bytes[lesson] = bytes
+        speedup[lesson] = $column["speedup"]
+        peak[lesson] = $column["pct_peak"]
+        size[lesson] = $column["size"]
+    }
+}
+END {
+    count = 0
+    for (lesson in speedup) lessons[++count] = lesson
+    # lesson01, lesson02, ...: in course order
+    for (i = 2; i <= count; i++)
+        for (j = i; j > 1 && lessons[j - 1] > lessons[j]; j--) {
+            swap = lessons[j]; lessons[j] = lessons[j - 1]; lessons[j - 1] = swap
+        }
+    for (i = 1; i <= count; i++) {
+        lesson = lessons[i]
+        print lesson, speedup[lesson], (peak[lesson] == "" ? 0 : peak[lesson]), size[lesson]
+    }
+}
