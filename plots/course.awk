@@ -24,7 +24,7 @@ $column["variant"] == "optimized" && $column["scope"] == "kernel" {
 END {
     count = 0
     for (lesson in speedup) lessons[++count] = lesson
-    # lesson01, lesson02, ...: in course order
+    # in course order: by name, as the lessons are numbered
     for (i = 2; i <= count; i++)
         for (j = i; j > 1 && lessons[j - 1] > lessons[j]; j--) {
             swap = lessons[j]; lessons[j] = lessons[j - 1]; lessons[j - 1] = swap
