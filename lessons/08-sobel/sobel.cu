@@ -42,15 +42,16 @@
  *                      the fused kernel's 33.2 MB.
  *   device-copy bound: a kernel that must read 24.9 MB and write 8.3 MB can
  *                      take no less than a cudaMemcpy device to device of the
- *                      same 33.2 MB: time >= 33.2 MB / B_copy, about 11 us at
- *                      a B_copy of 3,000 GB/s (predicted; the device-copy row
- *                      measures B_copy on your GPU, and % copy compares).
+ *                      same 33.2 MB: time >= 33.2 MB / B_copy, 11.1 us at
+ *                      the 2,988 GB/s of an H100's cudaMemcpy (predicted; the
+ *                      device-copy row measures B_copy on your GPU, and
+ *                      % copy compares).
  *   PCIe bound:        over a link of B_link per direction, the copy in takes
  *                      24.9 MB / B_link and the copy out 8.3 MB / B_link. With
  *                      both copy engines busy at once the slower, the copy in,
- *                      sets the pace: fps <= B_link / 24.9 MB, about 2,200
+ *                      sets the pace: fps <= B_link / 24.9 MB, about 2,210
  *                      frames/s at 55 GB/s; one copy at a time gives
- *                      B_link / 33.2 MB, about 1,650 (predicted; lesson 07's
+ *                      B_link / 33.2 MB, about 1,660 (predicted; lesson 07's
  *                      bandwidth part measures B_link).
  *   so:                the link is some 40x slower than the kernel: end to
  *                      end, a frame costs its copies, and the best a pipeline
@@ -77,8 +78,8 @@
 /* The fused kernel: each thread writes 4 pixels of a column, 8 rows apart,
  * so a warp writes one row of the tile at a time. A 32 x 32 tile and its
  * one-pixel halo are 34 x 34 gray levels: 1,156 bytes of shared memory,
- * 13% more pixels converted than written (4 pixels a thread would be 56%
- * more with a 32 x 8 tile). */
+ * 13% more pixels converted than written; a 32 x 8 tile, one pixel a
+ * thread, would convert 34 x 10, 33% more. */
 #define ROWS_PER_THREAD 4
 #define TILE_WIDTH BLOCK_WIDTH
 #define TILE_HEIGHT (BLOCK_HEIGHT * ROWS_PER_THREAD)
