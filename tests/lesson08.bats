@@ -50,15 +50,11 @@ assert_edges_of() {
     assert_output "$3 pixels"
 }
 
-# Asserts exit status 2, nothing on stdout, and one line on stderr with the text $1.
+# Asserts that the arguments are refused: exit status 2, one line naming the problem ($1).
 assert_refused() {
     local expected="$1"
     shift
-    run --separate-stderr "$BUILD/lesson08" "$@" "${QUICK[@]}"
-    assert_equal "$status" 2
-    assert_output ""
-    assert_equal "$(wc -l <<<"$stderr")" 1
-    [[ "$stderr" == "lesson08: "*"$expected"* ]] || fail "lesson08 $*: stderr was: $stderr"
+    assert_refused_by lesson08 "$expected" "$@" "${QUICK[@]}"
 }
 
 @test "lesson08 prints the table, the per-frame summary and every check" {

@@ -1,10 +1,11 @@
 /*
  * Exercise 08: fuse two stages into one kernel with a shared-memory tile.
  *
- * A first port runs grayscale_stage over the whole image, writing the gray
- * levels to global memory, then sobel_stage, which reads each of them back
- * nine times (once for every window that holds it). Write sobel_fused, which
- * does both in one pass: each 16 x 16 block
+ * A first port (stages.h, which sobel.cu's naive version launches) runs
+ * grayscale_kernel over the whole image, writing the gray levels to global
+ * memory, then sobel_kernel, which reads each of them back nine times (once
+ * for every window that holds it), then edge_level_kernel. Write
+ * sobel_fused, which does it all in one pass: each 16 x 16 block
  *   1. converts the RGB pixels of its tile AND a one-pixel halo around it
  *      (18 x 18 gray levels: the windows of the tile's edge pixels reach one
  *      pixel past it) into a __shared__ array,
@@ -26,32 +27,13 @@
  */
 #include "workbook.h"
 #include "sobel.h"
+/* grayscale_kernel, sobel_kernel, edge_level_kernel: the stages to fuse */
+#include "stages.h"
 
 /* 16 x 16 = 256 threads, one output pixel each */
 #define EXERCISE_TILE 16
 #define HALO 1
 #define EXERCISE_TILE_WITH_HALO (EXERCISE_TILE + 2 * HALO)
-
-/* The two stages the fused kernel replaces, as a first port runs them. */
-__global__ void grayscale_stage(const unsigned char *rgb, unsigned char *gray, int width,
-                                int height)
-{
-    int column = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (column < width && row < height) {
-        long long pixel = (long long)row * width + column;
-        gray[pixel] = luma(rgb[3 * pixel], rgb[3 * pixel + 1], rgb[3 * pixel + 2]);
-    }
-}
-
-__global__ void sobel_stage(const unsigned char *gray, unsigned char *edges, int width, int height)
-{
-    int column = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (column < width && row < height)
-        edges[(long long)row * width + column] =
-            edge_level(magnitude_at(gray, width, height, row, column));
-}
 
 __global__ void sobel_fused(const unsigned char *rgb, unsigned char *edges, int width, int height)
 {

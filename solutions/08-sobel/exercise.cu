@@ -8,38 +8,19 @@
  * each loaded from the clamped position, which is the border rule; the
  * barrier lets no thread read the tile before all of it is stored; and the
  * bounds check comes after the barrier, so every thread of an edge block
- * still helps to load. Why it is faster than the two stages: the gray frame
- * never goes out to memory and back, and each RGB pixel is converted about
- * once (1.27 times: 18 x 18 loaded for 16 x 16 written), not once per stage.
+ * still helps to load. Why it is faster than the stages of stages.h: the
+ * gray levels and the magnitudes never go out to memory and back, and each
+ * RGB pixel is converted 1.27 times (18 x 18 loaded for 16 x 16 written).
  */
 #include "workbook.h"
 #include "../../lessons/08-sobel/sobel.h"
+/* grayscale_kernel, sobel_kernel, edge_level_kernel: the stages to fuse */
+#include "../../lessons/08-sobel/stages.h"
 
 /* 16 x 16 = 256 threads, one output pixel each */
 #define EXERCISE_TILE 16
 #define HALO 1
 #define EXERCISE_TILE_WITH_HALO (EXERCISE_TILE + 2 * HALO)
-
-/* The two stages the fused kernel replaces, as a first port runs them. */
-__global__ void grayscale_stage(const unsigned char *rgb, unsigned char *gray, int width,
-                                int height)
-{
-    int column = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (column < width && row < height) {
-        long long pixel = (long long)row * width + column;
-        gray[pixel] = luma(rgb[3 * pixel], rgb[3 * pixel + 1], rgb[3 * pixel + 2]);
-    }
-}
-
-__global__ void sobel_stage(const unsigned char *gray, unsigned char *edges, int width, int height)
-{
-    int column = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (column < width && row < height)
-        edges[(long long)row * width + column] =
-            edge_level(magnitude_at(gray, width, height, row, column));
-}
 
 __global__ void sobel_fused(const unsigned char *rgb, unsigned char *edges, int width, int height)
 {
