@@ -688,6 +688,9 @@ typedef struct {
     const char *last_checked;
     void *cpu_flush, *gpu_flush, *copy_scratch;
     size_t cpu_flush_bytes, gpu_flush_bytes;
+    /* each variant's kernel median and end-to-end median (its end-to-end or
+     * transfers row), 0 where it has none: the per-item summary's */
+    double kernel_ms[MAX_VARIANTS], whole_ms[MAX_VARIANTS];
 } wb_run;
 
 /* Host copies of a buffer: an input once; an output as the reference and
@@ -931,6 +934,7 @@ static void copy_outputs_to_host(wb_run *run)
 /* One call of a variant, with the copies its scope includes. */
 static void run_variant_once(wb_run *run, const wb_variant *variant, int scope)
 {
+    run->data.scope = scope;
     if (scope == WB_END_TO_END)
         copy_inputs_to_device(run);
     variant->run(&run->data);
@@ -1112,7 +1116,7 @@ static wb_buffer_check run_and_check(wb_run *run, const wb_variant *variant, int
             memcpy(run->result[b], run->input[b], run->data.bytes[b]);
     }
     if (scope == WB_TRANSFERS) {
-        variant->run(&run->data);
+        run_variant_once(run, variant, WB_TRANSFERS);
         CUDA_CHECK(cudaDeviceSynchronize());
     } else if (gpu) {
         copy_inputs_to_device(run);
@@ -1120,7 +1124,7 @@ static wb_buffer_check run_and_check(wb_run *run, const wb_variant *variant, int
         CUDA_CHECK(cudaDeviceSynchronize());
         copy_outputs_to_host(run);
     } else {
-        variant->run(&run->data);
+        run_variant_once(run, variant, WB_HOST);
     }
     return check_outputs(run, variant);
 }
@@ -1518,6 +1522,8 @@ static void check_declaration(const wb_lesson *lesson)
         problem = "the first variant must be cpu, scope WB_HOST: it is the reference";
     else if (lesson->rank < 1 || lesson->rank > 3)
         problem = "rank must be 1, 2 or 3";
+    else if (!lesson->items != !lesson->item_name)
+        problem = "items and item_name go together: both or neither";
     if (problem) {
         fprintf(stderr, "%s: the lesson's declaration is wrong: %s\n", lesson->name, problem);
         exit(WB_EXIT_CHECK_FAILED);
@@ -1599,6 +1605,7 @@ static void compute_reference(wb_run *run)
         if (run->lesson->buffers[b].role == WB_INOUT)
             memcpy(run->reference[b], run->input[b], run->data.bytes[b]);
     }
+    run->data.scope = WB_HOST;
     run->lesson->variants[0].run(&run->data);
     for (int b = 0; b < run->lesson->buffer_count; b++)
         if (is_checked(run->lesson->buffers[b].role))
@@ -1634,10 +1641,46 @@ static void measure_variant(wb_run *run, const wb_variant *variant, int is_refer
         wb_timing timing = time_step(run, run_variant_once, variant, scope);
         if (is_reference)
             run->cpu_median_ms = timing.median_ms;
+        int index = (int)(variant - run->lesson->variants);
+        if (scope == WB_KERNEL)
+            run->kernel_ms[index] = timing.median_ms;
+        if (scope == WB_END_TO_END || scope == WB_TRANSFERS)
+            run->whole_ms[index] = timing.median_ms;
         report(run, variant->name, scope, &timing, is_reference ? NULL : &check);
     }
     if (pinned)
         swap_pinned(run);
+}
+
+/* A lesson that works through a batch of items (wb_lesson.items): under the
+ * table, per variant, the kernel time of one item, the items per second end
+ * to end, and the share of the end-to-end time beyond the kernels' own: the
+ * copies, and whatever of them the kernels do not hide. */
+static void print_items(const wb_run *run)
+{
+    const wb_lesson *lesson = run->lesson;
+    long long items = lesson->items(&run->options.shape);
+    int header = 0;
+    for (int v = 1; v < lesson->variant_count; v++) {
+        double kernel_ms = run->kernel_ms[v], whole_ms = run->whole_ms[v];
+        if (kernel_ms <= 0 && whole_ms <= 0)
+            continue;
+        if (!header)
+            printf("\nper %s, %lld %ss of %s a run:\n", lesson->item_name, items,
+                   lesson->item_name, run->options.shape.text);
+        header = 1;
+        char kernel_text[48] = "", whole_text[80] = "", share_text[48] = "";
+        if (kernel_ms > 0)
+            snprintf(kernel_text, sizeof kernel_text, "kernel %.4f ms", kernel_ms / items);
+        if (whole_ms > 0)
+            snprintf(whole_text, sizeof whole_text, "end to end %.4f ms = %.1f %ss/s",
+                     whole_ms / items, items / (whole_ms / 1e3), lesson->item_name);
+        if (kernel_ms > 0 && whole_ms > 0)
+            snprintf(share_text, sizeof share_text, "copies %.0f%%",
+                     whole_ms > kernel_ms ? 100.0 * (1.0 - kernel_ms / whole_ms) : 0.0);
+        printf("  %-11s %-24s %-40s %s\n", lesson->variants[v].name, kernel_text, whole_text,
+               share_text);
+    }
 }
 
 static void measure_device_copy(wb_run *run)
@@ -1758,6 +1801,8 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
     for (int v = 1; v < lesson->variant_count; v++)
         if (run.options.selected[v])
             measure_variant(&run, &lesson->variants[v], 0);
+    if (lesson->items && !run.options.csv)
+        print_items(&run);
 
     if (lesson->finish) {
         for (int b = 0; b < lesson->buffer_count; b++)

@@ -144,6 +144,10 @@ struct wb_data {
     void *device[WB_MAX_BUFFERS];
     size_t bytes[WB_MAX_BUFFERS];
     const struct wb_device *device_info; /* SM count, limits: the GPU or the emulated one */
+    /* the one scope this call's time covers (WB_HOST, WB_KERNEL, ...): a
+     * variant with both a kernel row and a transfers row launches alone for
+     * the first and makes its own copies only for the second */
+    int scope;
 };
 
 typedef struct {
@@ -208,6 +212,12 @@ typedef struct {
     /* optional: in a program of several parts, each its own wb_lesson, the
      * name --part picks this one by (see wb_choose_part) */
     const char *part;
+    /* optional: a run works through a batch of items (the frames of a video).
+     * Under the table, each GPU variant's kernel time per item, its items per
+     * second end to end, and the share of its end-to-end time that its
+     * kernels leave to the copies. item_name is one item: "frame". */
+    const char *item_name;
+    long long (*items)(const wb_shape *shape);
 } wb_lesson;
 
 #define WB_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))

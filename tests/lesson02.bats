@@ -39,15 +39,11 @@ assert_gray_of() {
     assert_output "$3 pixels"
 }
 
-# Asserts exit status 2, nothing on stdout, and one line on stderr with the text $1.
+# Asserts that the arguments are refused: exit status 2, one line naming the problem ($1).
 assert_refused() {
     local expected="$1"
     shift
-    run --separate-stderr "$BUILD/lesson02" "$@" "${QUICK[@]}"
-    assert_equal "$status" 2
-    assert_output ""
-    assert_equal "$(wc -l <<<"$stderr")" 1
-    [[ "$stderr" == "lesson02: "*"$expected"* ]] || fail "lesson02 $*: stderr was: $stderr"
+    assert_refused_by lesson02 "$expected" "$@" "${QUICK[@]}"
 }
 
 @test "lesson02's kernels stay inside the image at awkward sizes in every thread order" {

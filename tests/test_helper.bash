@@ -74,6 +74,19 @@ lesson_variants() {
     "$BUILD/$1" --help | sed -n '/^variants:$/,/^$/p' | sed -n 's/^  \([a-z0-9_-]\+\) .*/\1/p'
 }
 
+# assert_refused_by PROGRAM TEXT [ARGS...]: runs $BUILD/PROGRAM with the
+# arguments and asserts exit status 2, nothing on stdout, and one line on
+# stderr, "PROGRAM: ..." with TEXT in it.
+assert_refused_by() {
+    local program="$1" expected="$2"
+    shift 2
+    run --separate-stderr "$BUILD/$program" "$@"
+    assert_equal "$status" 2
+    assert_output ""
+    assert_equal "$(wc -l <<<"$stderr")" 1
+    [[ "$stderr" == "$program: "*"$expected"* ]] || fail "$program $*: stderr was: $stderr"
+}
+
 # Where a test that builds a mutant program finds common/: the object make
 # test-programs compiled for the emulator, or the source when that is missing.
 common_object() {

@@ -38,21 +38,13 @@
  *                          bytes of the same sectors), but not all of it.
  */
 #include "workbook.h"
+/* --image and --output: checked, decoded and written with stb_image (-lstb) */
+#include "image.h"
 /* luma(r, g, b): the Rec. 601 weights in integer arithmetic, shared with the exercise */
 #include "luma.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* Debian's libstb-dev: stb_image reads PNG, JPEG, BMP, TGA, PPM, ...;
- * stb_image_write writes PNG. The implementation is in libstb (-lstb). */
-#include <stb/stb_image.h>
-#include <stb/stb_image_write.h>
 
 /* 32 x 8 = 256 threads, 8 warps: each warp is one row of the block. In the
  * coalesced kernel a warp then covers 32 neighbouring pixels of one image row;
@@ -71,8 +63,6 @@
  * memory check. */
 #define MAX_SIDE (1LL << 18)
 #define MAX_PIXELS (1LL << 36)
-/* stb_image refuses to allocate more than 2^31 - 1 bytes for an image */
-#define STB_MAX_BYTES 2147483647LL
 
 /* An 8K frame on a GPU. The CPU emulator runs every GPU thread on the CPU,
  * some hundred times slower: there the default is a 1080p frame, which still
@@ -211,86 +201,18 @@ static void run_optimized(const wb_data *data)
 
 static const char *image_path = "";
 static const char *output_path = "";
-static unsigned char *image_pixels;     /* the decoded --image, 3 bytes a pixel */
-static char temporary_path[PATH_MAX] = ""; /* --output, written here and then renamed */
+static unsigned char *image_pixels; /* the decoded --image, 3 bytes a pixel */
 
-/* A file the user named that cannot be used: one line, exit 2. */
-static void refuse(const char *path, const char *problem, const char *detail)
-{
-    fprintf(stderr, "lesson02: %s: %s%s%s\n", path, problem, detail ? ": " : "",
-            detail ? detail : "");
-    exit(WB_EXIT_USAGE);
-}
-
-static void remove_temporary_file(void)
-{
-    if (temporary_path[0])
-        unlink(temporary_path);
-}
-
-/* The output is written to a temporary file beside it and renamed into place
- * at the end, so that nothing half-written is ever left at --output. The
- * temporary file is made now, before any work: a path that cannot be written
- * is refused at once rather than after the run. */
-static void open_output(void)
-{
-    struct stat status;
-    if (stat(output_path, &status) == 0 && S_ISDIR(status.st_mode))
-        refuse(output_path, "cannot write the output", "it is a directory");
-    int length = snprintf(temporary_path, sizeof temporary_path, "%s.XXXXXX", output_path);
-    if (length >= (int)sizeof temporary_path)
-        refuse(output_path, "cannot write the output", "the path is too long");
-    int descriptor = mkstemp(temporary_path);
-    if (descriptor < 0) {
-        temporary_path[0] = '\0';
-        refuse(output_path, "cannot write the output", strerror(errno));
-    }
-    /* mkstemp makes the file private (0600); give it the usual permissions */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(descriptor, 0666 & ~mask);
-    close(descriptor);
-    atexit(remove_temporary_file);
-}
-
-/* Called once the command line is read, before anything is allocated. */
+/* Called once the command line is read, before anything is allocated: a bad
+ * --image or --output is refused now, with one line and exit 2. */
 static void input_shape(wb_shape *shape)
 {
     if (output_path[0])
-        open_output();
+        open_output_image("lesson02", output_path);
     if (!image_path[0])
         return; /* the synthetic image of -n's size */
-
-    FILE *file = fopen(image_path, "rb");
-    if (!file)
-        refuse(image_path, "cannot open the image", strerror(errno));
-    int width = 0, height = 0, channels = 0;
-    if (!stbi_info_from_file(file, &width, &height, &channels)) {
-        fclose(file);
-        refuse(image_path, "not an image", "expected PNG, JPEG, BMP, TGA or PPM");
-    }
-    /* 1: gray, 2: gray and alpha; 3: RGB, 4: RGBA */
-    if (channels < 3) {
-        fclose(file);
-        refuse(image_path, "is a grayscale image already", "this lesson needs RGB input");
-    }
-    char size[96];
-    if (width < 1 || height < 1 || width > MAX_SIDE || height > MAX_SIDE) {
-        snprintf(size, sizeof size, "%dx%d: each side must be 1 to %lld", width, height, MAX_SIDE);
-        fclose(file);
-        refuse(image_path, "unusable image size", size);
-    }
-    if (3LL * width * height > STB_MAX_BYTES) {
-        snprintf(size, sizeof size, "%dx%d: more than stb_image decodes (2 GiB)", width, height);
-        fclose(file);
-        refuse(image_path, "image too large", size);
-    }
-    /* 3 channels asked for: an alpha channel is dropped */
-    image_pixels = stbi_load_from_file(file, &width, &height, &channels, 3);
-    fclose(file);
-    /* the header was fine, so the data is at fault */
-    if (!image_pixels)
-        refuse(image_path, "cannot decode the image", "the file is truncated or corrupt");
+    int width, height;
+    image_pixels = load_rgb_image("lesson02", image_path, 1, MAX_SIDE, &width, &height);
     wb_set_shape(shape, width, height, 0);
 }
 
@@ -314,24 +236,12 @@ static void fill_rgb(void *host, long long count, const wb_shape *shape,
 }
 
 /* Called at the end with the CPU's gray image, which every passing variant
- * matched: write it as PNG, then move it into place. Failing now is an I/O
- * failure after the start: exit 1. */
+ * matched: written as PNG. */
 static void finish(const wb_data *data)
 {
-    if (!output_path[0])
-        return;
-    int width = (int)data->shape.width, height = (int)data->shape.height;
-    if (!stbi_write_png(temporary_path, width, height, 1, data->host[GRAY], width)) {
-        fprintf(stderr, "lesson02: %s: writing the PNG failed\n", output_path);
-        exit(WB_EXIT_CHECK_FAILED);
-    }
-    if (rename(temporary_path, output_path) != 0) {
-        fprintf(stderr, "lesson02: %s: cannot move the PNG into place: %s\n", output_path,
-                strerror(errno));
-        exit(WB_EXIT_CHECK_FAILED);
-    }
-    temporary_path[0] = '\0';
-    fprintf(stderr, "lesson02: wrote %s (%dx%d, 8-bit gray)\n", output_path, width, height);
+    if (output_path[0])
+        write_gray_image("lesson02", output_path, (const unsigned char *)data->host[GRAY],
+                         (int)data->shape.width, (int)data->shape.height, "8-bit gray");
 }
 
 /* ---- the declaration: what common/ runs, checks and times ----------------- */

@@ -1,0 +1,396 @@
+/*
+ * Lesson 08, the capstone: a Sobel edge-detection pipeline over a batch of
+ * frames, from the RGB bytes on the host to 8-bit edge maps back on it.
+ *
+ * Build and run (from the top of the repository):
+ *     make lesson08 && ./lesson08                   # 16 synthetic 4K frames
+ *                                                   # (2 of 1280x720 under CPU emulation)
+ *     ./lesson08 --frames 64 -n 1920x1080           # another batch: N frames of WIDTHxHEIGHT
+ *     ./lesson08 --image data/astronaut.png --output edges.png
+ *     ./lesson08 --help                             # every option
+ *
+ * Each frame goes through three stages:
+ *   gray   lesson 02's Rec. 601 luma in integer arithmetic (luma.h)
+ *   sobel  the 3 x 3 Sobel gradients gx, gy of the gray levels, and |gx| + |gy|
+ *   edge   that magnitude, 0 to 2040, saturated to an 8-bit level (255: white)
+ * The border rule is clamp to the edge (replicate): a neighbour outside the
+ * frame is the nearest pixel inside it. Every step is integer arithmetic,
+ * written once in sobel.h for the CPU and the GPU, so the check is exact.
+ * With --image, every frame of the batch is that photo (data/ holds PNG photos and
+ * a JPEG; a gray file works too), and --output writes its edge map.
+ *
+ * Three versions:
+ *   cpu        the two passes (gray, then edges) on every core with OpenMP
+ *   naive      a kernel per stage, the gray frame and the magnitudes kept in
+ *              global memory between them; end to end, each frame is copied
+ *              in, processed and copied out before the next (pageable memory)
+ *   optimized  one fused kernel: each block computes the gray levels of a
+ *              32 x 32 tile and its one-pixel halo into shared memory, and
+ *              each thread writes 4 edge pixels from it; end to end, pinned
+ *              host memory and 4 streams, so that frame f+1 comes in while
+ *              frame f is computed and frame f-1 goes out
+ * Under the table, per frame: the kernel time, frames per second end to end,
+ * and the share of the end-to-end time that the copies add.
+ *
+ * Napkin math, per 3840 x 2160 frame (8.3 Mpixels):
+ *   in and out:        3 bytes of RGB in, 1 edge byte out per pixel:
+ *                      24.9 MB in + 8.3 MB out = 33.2 MB. The gray levels and
+ *                      the halo live in shared memory and cost the fused
+ *                      kernel no DRAM traffic.
+ *   naive's traffic:   gray written and read (2 x 8.3 MB), the magnitude as a
+ *                      4-byte int written and read (2 x 33.2 MB): 116 MB, 3.5x
+ *                      the fused kernel's 33.2 MB.
+ *   device-copy bound: a kernel that must read 24.9 MB and write 8.3 MB can
+ *                      take no less than a cudaMemcpy device to device of the
+ *                      same 33.2 MB: time >= 33.2 MB / B_copy, 11.1 us at
+ *                      the 2,988 GB/s of an H100's cudaMemcpy (predicted; the
+ *                      device-copy row measures B_copy on your GPU, and
+ *                      % copy compares).
+ *   PCIe bound:        over a link of B_link per direction, the copy in takes
+ *                      24.9 MB / B_link and the copy out 8.3 MB / B_link. With
+ *                      both copy engines busy at once the slower, the copy in,
+ *                      sets the pace: fps <= B_link / 24.9 MB, about 2,210
+ *                      frames/s at 55 GB/s; one copy at a time gives
+ *                      B_link / 33.2 MB, about 1,660 (predicted; lesson 07's
+ *                      bandwidth part measures B_link).
+ *   so:                the link is some 40x slower than the kernel: end to
+ *                      end, a frame costs its copies, and the best a pipeline
+ *                      can do is hide the kernel and the copy out behind the
+ *                      copy in.
+ * Targets on an H100 (benchmarks, never timed tests): the fused kernel at
+ * 85% or more of the device-copy row's GB/s (% copy >= 85); the pipeline at
+ * 85% or more of B_link / 24.9 MB frames per second. Both are predictions
+ * until make bench measures them.
+ */
+#include "workbook.h"
+/* --image and --output: checked, decoded and written with stb_image (-lstb) */
+#include "image.h"
+/* luma, clamp_index, sobel_magnitude, edge_level: one edge pixel's arithmetic */
+#include "sobel.h"
+/* naive's three kernels, one a stage */
+#include "stages.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* 32 x 8 = 256 threads, a warp along a row, as in lesson 02. */
+#define BLOCK_WIDTH 32
+#define BLOCK_HEIGHT 8
+#define THREADS_PER_BLOCK (BLOCK_WIDTH * BLOCK_HEIGHT)
+/* The fused kernel: each thread writes 4 pixels of a column, 8 rows apart,
+ * so a warp writes one row of the tile at a time. A 32 x 32 tile and its
+ * one-pixel halo are 34 x 34 gray levels, 13% more pixels converted than
+ * written; a 32 x 8 tile, one pixel a thread, would convert 34 x 10, 33%
+ * more. Each level is an int in the tile: 4,624 bytes of shared memory,
+ * one 32-bit word a level, so that no two threads store into the same word
+ * (bytes would be legal on a GPU, but the emulator's race checker watches
+ * words), and the window's arithmetic is in int anyway. */
+#define ROWS_PER_THREAD 4
+#define TILE_WIDTH BLOCK_WIDTH
+#define TILE_HEIGHT (BLOCK_HEIGHT * ROWS_PER_THREAD)
+#define HALO 1
+/* Two copy engines and the SMs make three things that can run at once; a
+ * fourth stream keeps one frame queued (lesson 07). */
+#define PIPELINE_STREAMS 4
+
+/* A grid's y dimension may not exceed 65535 blocks: 2^18 rows are 32,768
+ * tiles of 32. Indices within a frame are 64-bit, so the pixel count is
+ * limited by memory alone. */
+#define MAX_SIDE (1LL << 18)
+#define MAX_PIXELS (1LL << 36)
+#define MAX_FRAMES 4096
+
+/* A 4K video on a GPU; under the CPU emulator, which runs every GPU thread
+ * on the CPU some hundred times slower, two 720p frames. */
+#ifdef CUDA_EMULATION
+#define DEFAULT_SIZE "1280x720"
+#define DEFAULT_FRAMES 2
+#else
+#define DEFAULT_SIZE "3840x2160"
+#define DEFAULT_FRAMES 16
+#endif
+
+static long long frame_count = DEFAULT_FRAMES;
+static const char *image_path = "";
+static const char *output_path = "";
+static unsigned char *image_pixels; /* the decoded --image, 3 bytes a pixel */
+
+/* Buffer indices, in the order of the declaration below. */
+enum { RGB, EDGES, GRAY, MAGNITUDE };
+
+/* ---- CPU reference ------------------------------------------------------- */
+
+static void run_cpu(const wb_data *data)
+{
+    int width = (int)data->shape.width, height = (int)data->shape.height;
+    long long pixels = data->shape.elements;
+    const unsigned char *rgb = (const unsigned char *)data->host[RGB];
+    unsigned char *edges = (unsigned char *)data->host[EDGES];
+    /* the gray frame between the two passes */
+    unsigned char *gray = (unsigned char *)wb_alloc_host((size_t)pixels, "gray frame");
+    for (long long f = 0; f < frame_count; f++)
+        edges_cpu(rgb + 3 * pixels * f, gray, edges + pixels * f, width, height);
+    free(gray);
+}
+
+/* ---- kernels ------------------------------------------------------------- */
+
+/* naive: grayscale_kernel, sobel_kernel and edge_level_kernel, one kernel a
+ * stage, are in stages.h, where the exercise finds them too. */
+
+/* optimized: the three stages in one pass, the gray levels kept on chip.
+ * A block owns a TILE_WIDTH x TILE_HEIGHT tile of the frame. First its 256
+ * threads convert the tile and its halo, (TILE_HEIGHT + 2) x (TILE_WIDTH + 2)
+ * pixels, into shared memory, neighbouring threads taking neighbouring
+ * pixels of a row; positions outside the frame take the clamped pixel, which
+ * is the border rule. Then, once every thread has stored its part, each
+ * thread reads its windows from the tile and writes ROWS_PER_THREAD edge
+ * levels. DRAM sees each RGB byte once (the halo's come mostly from L2) and
+ * each edge byte once: nothing else. */
+__global__ void sobel_fused(const unsigned char *__restrict__ rgb,
+                            unsigned char *__restrict__ edges, int width, int height)
+{
+    __shared__ int tile[TILE_HEIGHT + 2 * HALO][TILE_WIDTH + 2 * HALO];
+    int first_column = blockIdx.x * TILE_WIDTH, first_row = blockIdx.y * TILE_HEIGHT;
+    int thread = threadIdx.y * blockDim.x + threadIdx.x;
+    for (int i = thread; i < (TILE_HEIGHT + 2 * HALO) * (TILE_WIDTH + 2 * HALO);
+         i += THREADS_PER_BLOCK) {
+        int tile_row = i / (TILE_WIDTH + 2 * HALO), tile_column = i % (TILE_WIDTH + 2 * HALO);
+        int row = clamp_index(first_row + tile_row - HALO, height);
+        int column = clamp_index(first_column + tile_column - HALO, width);
+        const unsigned char *pixel = rgb + 3 * ((long long)row * width + column);
+        tile[tile_row][tile_column] = luma(pixel[0], pixel[1], pixel[2]);
+    }
+    /* the windows below read what other threads stored */
+    __syncthreads();
+
+    int column = first_column + threadIdx.x;
+    if (column >= width)
+        return;
+    int c = threadIdx.x + HALO;
+    for (int k = 0; k < ROWS_PER_THREAD; k++) {
+        int row = first_row + threadIdx.y + k * BLOCK_HEIGHT;
+        if (row >= height)
+            break;
+        int r = threadIdx.y + k * BLOCK_HEIGHT + HALO;
+        int magnitude = sobel_magnitude(tile[r - 1][c - 1], tile[r - 1][c], tile[r - 1][c + 1],
+                                        tile[r][c - 1], tile[r][c + 1],
+                                        tile[r + 1][c - 1], tile[r + 1][c], tile[r + 1][c + 1]);
+        edges[(long long)row * width + column] = edge_level(magnitude);
+    }
+}
+
+/* ---- launchers ------------------------------------------------------------ */
+
+static unsigned int blocks_for(long long items, int per_block)
+{
+    return (unsigned int)((items + per_block - 1) / per_block); /* round up */
+}
+
+/* The three stages of one frame; the gray frame and the magnitudes are
+ * scratch of one frame's size, reused frame after frame (the launches of the
+ * default stream run in order). */
+static void launch_stages(const wb_data *data, const unsigned char *rgb, unsigned char *edges)
+{
+    int width = (int)data->shape.width, height = (int)data->shape.height;
+    long long pixels = data->shape.elements;
+    unsigned char *gray = (unsigned char *)data->device[GRAY];
+    int *magnitude = (int *)data->device[MAGNITUDE];
+    dim3 block(BLOCK_WIDTH, BLOCK_HEIGHT);
+    dim3 grid(blocks_for(width, BLOCK_WIDTH), blocks_for(height, BLOCK_HEIGHT));
+    grayscale_kernel<<<grid, block>>>(rgb, gray, width, height);
+    CUDA_CHECK_LAUNCH();
+    sobel_kernel<<<grid, block>>>(gray, magnitude, width, height);
+    CUDA_CHECK_LAUNCH();
+    edge_level_kernel<<<blocks_for(pixels, THREADS_PER_BLOCK), THREADS_PER_BLOCK>>>(magnitude,
+                                                                                    edges, pixels);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* kernel row: every frame already on the GPU. transfers row: each frame
+ * copied in from pageable memory, processed and copied out, one after the
+ * other, as a first port does. */
+static void run_naive(const wb_data *data)
+{
+    long long pixels = data->shape.elements;
+    const unsigned char *d_rgb = (const unsigned char *)data->device[RGB];
+    unsigned char *d_edges = (unsigned char *)data->device[EDGES];
+    int copies = data->scope == WB_TRANSFERS;
+    for (long long f = 0; f < frame_count; f++) {
+        if (copies)
+            CUDA_CHECK(cudaMemcpy((void *)(d_rgb + 3 * pixels * f),
+                                  (const unsigned char *)data->host[RGB] + 3 * pixels * f,
+                                  3 * pixels, cudaMemcpyHostToDevice));
+        launch_stages(data, d_rgb + 3 * pixels * f, d_edges + pixels * f);
+        if (copies)
+            CUDA_CHECK(cudaMemcpy((unsigned char *)data->host[EDGES] + pixels * f,
+                                  d_edges + pixels * f, pixels, cudaMemcpyDeviceToHost));
+    }
+}
+
+static cudaStream_t streams[PIPELINE_STREAMS];
+
+static void prepare(const wb_data *data)
+{
+    (void)data;
+    for (int s = 0; s < PIPELINE_STREAMS; s++)
+        if (!streams[s])
+            CUDA_CHECK(cudaStreamCreate(&streams[s]));
+}
+
+static void launch_fused(const unsigned char *rgb, unsigned char *edges, int width, int height,
+                         cudaStream_t stream)
+{
+    dim3 block(BLOCK_WIDTH, BLOCK_HEIGHT);
+    dim3 grid(blocks_for(width, TILE_WIDTH), blocks_for(height, TILE_HEIGHT));
+    sobel_fused<<<grid, block, 0, stream>>>(rgb, edges, width, height);
+    CUDA_CHECK_LAUNCH();
+}
+
+/* kernel row: the fused kernel on every frame, already on the GPU.
+ * transfers row: frame f on stream f % 4: its copy in, its kernel and its
+ * copy out wait for each other, not for the other streams' frames. Each
+ * frame has its own place on the GPU, so no stream overwrites what another
+ * still reads. The host memory is pinned (pinned_host below): a copy from
+ * pageable memory would not be asynchronous at all. */
+static void run_optimized(const wb_data *data)
+{
+    int width = (int)data->shape.width, height = (int)data->shape.height;
+    long long pixels = data->shape.elements;
+    const unsigned char *rgb = (const unsigned char *)data->host[RGB];
+    unsigned char *edges = (unsigned char *)data->host[EDGES];
+    unsigned char *d_rgb = (unsigned char *)data->device[RGB];
+    unsigned char *d_edges = (unsigned char *)data->device[EDGES];
+    if (data->scope != WB_TRANSFERS) {
+        for (long long f = 0; f < frame_count; f++)
+            launch_fused(d_rgb + 3 * pixels * f, d_edges + pixels * f, width, height, 0);
+        return;
+    }
+    for (long long f = 0; f < frame_count; f++) {
+        cudaStream_t stream = streams[f % PIPELINE_STREAMS];
+        CUDA_CHECK(cudaMemcpyAsync(d_rgb + 3 * pixels * f, rgb + 3 * pixels * f, 3 * pixels,
+                                   cudaMemcpyHostToDevice, stream));
+        launch_fused(d_rgb + 3 * pixels * f, d_edges + pixels * f, width, height, stream);
+        CUDA_CHECK(cudaMemcpyAsync(edges + pixels * f, d_edges + pixels * f, pixels,
+                                   cudaMemcpyDeviceToHost, stream));
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+/* ---- input and output ------------------------------------------------------- */
+
+/* Called once the command line is read, before anything is allocated: a bad
+ * --image or --output is refused now, with one line and exit 2. */
+static void input_shape(wb_shape *shape)
+{
+    if (output_path[0])
+        open_output_image("lesson08", output_path);
+    if (!image_path[0])
+        return; /* synthetic frames of -n's size */
+    int width, height;
+    image_pixels = load_rgb_image("lesson08", image_path, 0, MAX_SIDE, &width, &height);
+    wb_set_shape(shape, width, height, 0);
+}
+
+/* --image given: the photo in every frame. Else synthetic frames: bands
+ * that drift from frame to frame (strong edges where they wrap around), and
+ * a little noise from a hash of the seed and the byte's position
+ * (splitmix64's finalizer), so that edges of every strength occur and not
+ * every pixel saturates. */
+static void fill_frames(void *host, long long count, const wb_shape *shape,
+                        unsigned long long seed)
+{
+    unsigned char *bytes = (unsigned char *)host;
+    long long frame_bytes = 3 * shape->elements;
+    if (image_pixels) {
+        for (long long f = 0; f < count / frame_bytes; f++)
+            memcpy(bytes + frame_bytes * f, image_pixels, (size_t)frame_bytes);
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < count; i++) {
+        long long frame = i / frame_bytes, pixel = i % frame_bytes / 3;
+        long long channel = i % 3, row = pixel / shape->width, column = pixel % shape->width;
+        long long band = (column * (channel + 1) + row * (3 - channel) + 5 * frame) & 0x7F;
+        unsigned long long z = seed * 0x9E3779B97F4A7C15ull + (unsigned long long)i;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        bytes[i] = (unsigned char)(band + ((z ^ (z >> 31)) >> 58));
+    }
+}
+
+/* Called at the end with the CPU's edge maps, which every passing variant
+ * matched: the first frame's, written as PNG. */
+static void finish(const wb_data *data)
+{
+    if (output_path[0])
+        write_gray_image("lesson08", output_path, (const unsigned char *)data->host[EDGES],
+                         (int)data->shape.width, (int)data->shape.height, "8-bit edge map");
+}
+
+/* ---- the declaration: what common/ runs, checks and times ----------------- */
+
+static long long rgb_bytes(const wb_shape *shape) { return 3 * shape->elements * frame_count; }
+static long long edge_bytes(const wb_shape *shape) { return shape->elements * frame_count; }
+static long long one_frame(const wb_shape *shape) { return shape->elements; }
+static long long frames(const wb_shape *shape) { (void)shape; return frame_count; }
+/* read 3 bytes, write 1 per pixel of every frame; the arithmetic is integer: no FLOP */
+static double bytes_moved(const wb_shape *shape)
+{
+    return 4.0 * (double)shape->elements * (double)frame_count;
+}
+
+static const wb_buffer buffers[] = {
+    {.name = "rgb", .type = WB_UCHAR, .role = WB_INPUT, .count = rgb_bytes, .fill = fill_frames},
+    /* exact: the same integer arithmetic on both sides. A mismatch's row
+     * counts on through the frames: row 2165 of 2160-row frames is row 5 of
+     * the second. */
+    {.name = "edges", .type = WB_UCHAR, .role = WB_OUTPUT, .count = edge_bytes,
+     .tolerance = {.levels = 0}},
+    /* naive's intermediates, one frame each */
+    {.name = "gray", .type = WB_UCHAR, .role = WB_SCRATCH, .count = one_frame},
+    {.name = "magnitude", .type = WB_INT, .role = WB_SCRATCH, .count = one_frame},
+};
+
+static const wb_variant variants[] = {
+    {.name = "cpu", .description = "gray, then edges, on every core (OpenMP): the reference",
+     .scope = WB_HOST, .run = run_cpu},
+    {.name = "naive", .description = "a kernel per stage; each frame copied in and out alone",
+     .scope = WB_KERNEL | WB_TRANSFERS, .run = run_naive},
+    {.name = "optimized", .description = "one fused, tiled kernel; pinned memory, 4 streams",
+     .scope = WB_KERNEL | WB_TRANSFERS, .run = run_optimized, .pinned_host = 1},
+};
+
+static const wb_option options[] = {
+    {.flag = "--frames", .help = "frames in the batch, each of -n's size (or the --image)",
+     .value = &frame_count, .min = 1, .max = MAX_FRAMES},
+    {.flag = "--image", .help = "every frame is this photo (PNG, JPEG, BMP, TGA, PPM)",
+     .text = &image_path},
+    {.flag = "--output", .help = "write the first frame's edge map to this file as PNG",
+     .text = &output_path},
+};
+
+static const wb_lesson lesson = {
+    .name = "lesson08",
+    .title = "Sobel edges: RGB to gray to |gx| + |gy| to 8 bits, a batch of frames",
+    .rank = 2,
+    .size_meaning = "frame size",
+    .default_size = DEFAULT_SIZE,
+    .max_dimension = MAX_SIDE,
+    .max_elements = MAX_PIXELS,
+    .buffers = buffers, .buffer_count = WB_COUNT(buffers),
+    .variants = variants, .variant_count = WB_COUNT(variants),
+    .bytes = bytes_moved,
+    .copy_anchor = 1,
+    .options = options, .option_count = WB_COUNT(options),
+    .prepare = prepare,
+    .input_shape = input_shape,
+    .finish = finish,
+    .item_name = "frame",
+    .items = frames,
+};
+
+int main(int argc, char **argv)
+{
+    return wb_main(&lesson, argc, argv);
+}

@@ -1,0 +1,279 @@
+#!/usr/bin/env bats
+# Lesson 08, the Sobel pipeline: what is particular to this lesson. The
+# generic contract (awkward sizes, bad -n, CSV shape) is in contract.bats.
+# Most runs here use --cache warm: flushing the CPU caches before every run
+# is the slow part of a tiny emulated run, and these tests are about
+# correctness.
+
+setup_file() {
+    # prints an image's pixels as text, to compare what lesson08 wrote with its input
+    cc -O2 -o "$BATS_FILE_TMPDIR/image_dump" "$BATS_TEST_DIRNAME/fixtures/image_dump.c" -lstb
+}
+
+setup() {
+    load test_helper
+    DUMP="$BATS_FILE_TMPDIR/image_dump"
+}
+
+QUICK=(--reps 1 --warmup 0 --cache warm)
+
+# Asserts that the 1-channel image $2 is the edge map of RGB image $1 by the
+# rule of lessons/08-sobel/sobel.h, recomputed here from the pixels: Rec. 601
+# integer luma, the border clamped to the edge, |gx| + |gy| saturated at 255.
+# $3: the pixel count.
+assert_edges_of() {
+    "$DUMP" "$1" >"$BATS_TEST_TMPDIR/in.txt"
+    "$DUMP" "$2" >"$BATS_TEST_TMPDIR/out.txt"
+    run awk '
+        function at(r, c) {
+            r = r < 0 ? 0 : r >= h ? h - 1 : r
+            c = c < 0 ? 0 : c >= w ? w - 1 : c
+            return gray[r * w + c]
+        }
+        function abs(v) { return v < 0 ? -v : v }
+        NR == FNR {
+            if (FNR == 1) { w = $1; h = $2 }
+            else gray[FNR - 2] = int((19595 * $1 + 38470 * $2 + 7471 * $3 + 32768) / 65536)
+            next
+        }
+        FNR == 1 { if ($1 != w || $2 != h || $3 != 1) { print "size or channels: " $0 " for " w "x" h; exit } next }
+        {
+            p = FNR - 2; r = int(p / w); c = p % w
+            gx = at(r - 1, c + 1) + 2 * at(r, c + 1) + at(r + 1, c + 1) - at(r - 1, c - 1) - 2 * at(r, c - 1) - at(r + 1, c - 1)
+            gy = at(r + 1, c - 1) + 2 * at(r + 1, c) + at(r + 1, c + 1) - at(r - 1, c - 1) - 2 * at(r - 1, c) - at(r - 1, c + 1)
+            m = abs(gx) + abs(gy)
+            if (m > 255) m = 255
+            if ($1 != m) { print "pixel " p " (row " r ", column " c "): expected " m ", got " $1; exit }
+            checked++
+        }
+        END { print checked " pixels" }' "$BATS_TEST_TMPDIR/in.txt" "$BATS_TEST_TMPDIR/out.txt"
+    assert_output "$3 pixels"
+}
+
+# Asserts that the arguments are refused: exit status 2, one line naming the problem ($1).
+assert_refused() {
+    local expected="$1"
+    shift
+    assert_refused_by lesson08 "$expected" "$@" "${QUICK[@]}"
+}
+
+@test "lesson08 prints the table, the per-frame summary and every check" {
+    use_gpu_build
+    run "$BUILD/lesson08" -n 64x48 --frames 3 "${QUICK[@]}"
+    assert_success
+    assert_line --index 0 "lesson08: Sobel edges: RGB to gray to |gx| + |gy| to 8 bits, a batch of frames"
+    # 3 bytes read and 1 written per pixel of each of 3 frames; the arithmetic is integer
+    assert_line "problem  frame size = 64x48; moves 36.9 kB, 0 FLOP"
+    assert_line --regexp "^cpu +host .* ref$"
+    assert_line --regexp "^device-copy +library .* -$"
+    assert_line --regexp "^naive +kernel .* PASS \(max err 0\)$"
+    assert_line --regexp "^naive +transfers .* PASS \(max err 0\)$"
+    assert_line --regexp "^optimized +kernel .* PASS \(max err 0\)$"
+    assert_line --regexp "^optimized +transfers .* PASS \(max err 0\)$"
+    assert_line "per frame, 3 frames of 64x48 a run:"
+    assert_line --regexp "^  naive +kernel [0-9.]+ ms +end to end [0-9.]+ ms = [0-9.]+ frames/s +copies [0-9]+%$"
+    assert_line --regexp "^  optimized +kernel [0-9.]+ ms +end to end [0-9.]+ ms = [0-9.]+ frames/s +copies [0-9]+%$"
+    assert_line "all 4 checks passed against the CPU reference: naive, optimized"
+}
+
+@test "lesson08's kernels stay inside the frames at awkward sizes in every thread order" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    # guard mode: a read or write past a device array's end stops the program;
+    # poison mode: device memory starts as 0xFF, so a pixel nobody wrote fails the check;
+    # 5 frames: more than the 4 streams of the pipeline
+    for order in forward reverse random:2024; do
+        for size in 1x1 2x2 33x33 31x65; do
+            CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
+                run "$EMU_BUILD/lesson08" -n "$size" --frames 5 "${QUICK[@]}" --csv
+            assert_success
+            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 4
+        done
+    done
+}
+
+@test "lesson08 takes 16 4K frames on a GPU and 2 720p ones under emulation by default" {
+    use_gpu_build
+    run "$BUILD/lesson08" --only cpu "${QUICK[@]}"
+    assert_success
+    if [ "$BUILD" = "$EMU_BUILD" ]; then
+        assert_line "problem  frame size = 1280x720; moves 7.4 MB, 0 FLOP"
+    else
+        assert_line "problem  frame size = 3840x2160; moves 530.8 MB, 0 FLOP"
+    fi
+}
+
+@test "lesson08 --seed and --frames change the synthetic frames and every variant still passes" {
+    use_gpu_build
+    run --separate-stderr "$BUILD/lesson08" -n 61x59 --frames 7 --seed 777 "${QUICK[@]}" --csv
+    assert_success
+    assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 4
+    assert_equal "$(csv_column elements <<<"$output" | sort -u)" 3599
+}
+
+@test "lesson08 writes the edge map of data/astronaut.png, pixel for pixel the CPU rule" {
+    use_gpu_build
+    local folder="$BATS_TEST_TMPDIR/photos"
+    mkdir "$folder"
+    run --separate-stderr "$BUILD/lesson08" --image "$REPO/data/astronaut.png" \
+        --output "$folder/edges.png" --frames 1 "${QUICK[@]}"
+    assert_success
+    assert_line "problem  frame size = 512x512; moves 1.0 MB, 0 FLOP"
+    assert_line "all 4 checks passed against the CPU reference: naive, optimized"
+    assert_equal "$stderr" "lesson08: wrote $folder/edges.png (512x512, 8-bit edge map)"
+    # a valid PNG of the photo's size, one channel, every pixel as the rule says
+    [ "$(head -c 8 "$folder/edges.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+        fail "edges.png does not start with the PNG signature"
+    assert_edges_of "$REPO/data/astronaut.png" "$folder/edges.png" 262144
+    # only the PNG is left in the folder: no temporary file
+    assert_equal "$(ls -A "$folder")" "edges.png"
+}
+
+@test "lesson08 reads a JPEG, and a gray photo gives the edges of the color one it came from" {
+    use_gpu_build
+    run "$BUILD/lesson08" --image "$REPO/data/rocket.jpg" --output "$BATS_TEST_TMPDIR/rocket.png" \
+        --frames 1 "${QUICK[@]}" --only cpu,optimized
+    assert_success
+    assert_edges_of "$REPO/data/rocket.jpg" "$BATS_TEST_TMPDIR/rocket.png" 273280
+    # astronaut-gray.png is lesson02's luma of astronaut.png, and the luma of
+    # a gray pixel (v, v, v) is v: the same edges
+    run "$BUILD/lesson08" --image "$REPO/data/astronaut.png" --output "$BATS_TEST_TMPDIR/color.png" \
+        --frames 1 "${QUICK[@]}" --only cpu
+    assert_success
+    run "$BUILD/lesson08" --image "$REPO/data/astronaut-gray.png" --output "$BATS_TEST_TMPDIR/gray.png" \
+        --frames 1 "${QUICK[@]}" --only cpu
+    assert_success
+    cmp <("$DUMP" "$BATS_TEST_TMPDIR/color.png") <("$DUMP" "$BATS_TEST_TMPDIR/gray.png") ||
+        fail "the gray photo's edges differ from the color photo's"
+}
+
+@test "lesson08 refuses a missing image, a file that is not one, and a corrupt one" {
+    use_any_build
+    assert_refused "nope.png: cannot open the image: No such file or directory" --image nope.png
+    assert_refused "README.md: not an image: expected PNG, JPEG, BMP, TGA or PPM" \
+        --image "$REPO/data/README.md"
+    assert_refused "truncated.jpg: cannot decode the image: the file is truncated or corrupt" \
+        --image "$REPO/data/truncated.jpg"
+    head -c 5000 "$REPO/data/astronaut.png" >"$BATS_TEST_TMPDIR/cut.png"
+    assert_refused "cut.png: cannot decode the image: the file is truncated or corrupt" \
+        --image "$BATS_TEST_TMPDIR/cut.png"
+    assert_refused "$BATS_TEST_TMPDIR/no/such/folder/edges.png: cannot write the output: No such file or directory" \
+        --output "$BATS_TEST_TMPDIR/no/such/folder/edges.png"
+}
+
+@test "lesson08 refuses --frames of 0, a negative count, too many, a fraction, a word, or none" {
+    use_any_build
+    assert_refused "--frames value '0' is out of range (1 to 4096)" --frames 0
+    assert_refused "--frames value '-3' is out of range (1 to 4096)" --frames -3
+    assert_refused "--frames value '5000' is out of range (1 to 4096)" --frames 5000
+    assert_refused "invalid value '2.5' for --frames" --frames 2.5
+    assert_refused "invalid value 'many' for --frames" --frames many
+    assert_refused "--frames needs a value" --frames
+}
+
+@test "lesson08 built by nvcc without a GPU runs the CPU version, writes the PNG and exits 3" {
+    [ "$GPU_COUNT" -eq 0 ] || skip "a GPU is present, so the nvcc build runs on it"
+    [ -x "$CUDA_BUILD/lesson08" ] || skip "no nvcc build in $CUDA_BUILD (nvcc not installed?)"
+    run --separate-stderr "$CUDA_BUILD/lesson08" --image "$REPO/data/coffee.png" \
+        --output "$BATS_TEST_TMPDIR/coffee.png" --frames 1 "${QUICK[@]}"
+    assert_equal "$status" 3
+    assert_line --regexp "^cpu +host "
+    refute_line --regexp "^naive"
+    assert_edges_of "$REPO/data/coffee.png" "$BATS_TEST_TMPDIR/coffee.png" 240000
+}
+
+# Builds lessons/08-sobel/sobel.cu with one line changed (sed expression $1)
+# by the emulator, and runs it with the remaining arguments.
+run_mutated_lesson() {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    local source="$REPO/lessons/08-sobel/sobel.cu"
+    sed "$1" "$source" >"$BATS_TEST_TMPDIR/sobel.cu"
+    ! cmp -s "$source" "$BATS_TEST_TMPDIR/sobel.cu" || fail "the sed expression changed nothing"
+    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
+        -I"$REPO/lessons/08-sobel" -o "$BATS_TEST_TMPDIR/broken" \
+        "$BATS_TEST_TMPDIR/sobel.cu" "$(common_object)" -lstb
+    shift
+    run --separate-stderr "$BATS_TEST_TMPDIR/broken" "$@" "${QUICK[@]}"
+}
+
+@test "a fused kernel that reads the tile before it is complete fails" {
+    run_mutated_lesson 's/^    __syncthreads();$//' -n 97x61 --only optimized
+    assert_equal "$status" 1
+    assert_line --regexp "^optimized +kernel .* FAIL "
+    [[ "$stderr" == *"optimized (kernel) FAIL: edges: first mismatch at (row "* ]] ||
+        fail "stderr does not name the first mismatch: $stderr"
+}
+
+@test "a fused kernel whose tile reads past the right edge fails at the last column" {
+    # clamping to width instead of width - 1 reads the first pixel of the next row
+    run_mutated_lesson 's/int column = clamp_index(first_column + tile_column - HALO, width);/int column = clamp_index(first_column + tile_column - HALO, width + 1);/' \
+        -n 13x7 --only optimized
+    assert_equal "$status" 1
+    [[ "$stderr" == *"optimized (kernel) FAIL: edges: first mismatch at (row 0, column 12): "* ]] ||
+        fail "stderr does not name the last column: $stderr"
+}
+
+# ---- the exercise and its checker ---------------------------------------------
+
+@test "the untouched exercise08 skeleton reports not implemented yet" {
+    use_gpu_build
+    run "$BUILD/exercise08"
+    assert_failure 1
+    assert_line --partial "exercise08: not implemented yet"
+}
+
+@test "the worked solution of exercise08 passes at every size" {
+    use_gpu_build
+    run "$BUILD/solution08"
+    assert_success
+    assert_line "  1x1      PASS"
+    assert_line "  17x17    PASS"
+    assert_line "  300x451  PASS"
+    assert_line "exercise08: PASS (all 14 sizes)"
+}
+
+# Builds the worked solution with one line changed (sed expression $1)
+# together with the checker, by the emulator, and runs it.
+run_mutated_solution() {
+    use_gpu_build
+    [ "$BUILD" = "$EMU_BUILD" ] || skip "mutants are built with the emulator"
+    EMUCC_FLAGS="-I$REPO/lessons/08-sobel" build_mutant solutions/08-sobel/exercise.cu "$1" \
+        "$BATS_TEST_TMPDIR/mutant" lessons/08-sobel/exercise_check.cu
+    run "$BATS_TEST_TMPDIR/mutant"
+}
+
+@test "exercise08's checker catches a border off by one" {
+    run_mutated_solution 's/tile_column - HALO, width)/tile_column - HALO, width + 1)/'
+    assert_failure 1
+    assert_line --regexp "^  13x7 +FAIL: first wrong pixel \(row [0-9]+, column 12\): expected [0-9]+, got [0-9]+$"
+    assert_line --regexp "^exercise08: FAIL \([0-9]+ of 14 sizes wrong\)$"
+}
+
+@test "exercise08's checker catches a missing __syncthreads after loading the tile" {
+    run_mutated_solution 's/^    __syncthreads();$//'
+    assert_failure 1
+    assert_line --regexp "^  97x61 +FAIL: first wrong pixel "
+    assert_line --regexp "^exercise08: FAIL \([0-9]+ of 14 sizes wrong\)$"
+}
+
+@test "exercise08's checker catches a halo loaded one pixel off" {
+    run_mutated_solution 's/first_row + tile_row - HALO, height)/first_row + tile_row, height)/'
+    assert_failure 1
+    # one row: the rows above and below are the row itself, so the shift hides
+    assert_line "  37x1     PASS"
+    assert_line --regexp "^  16x16 +FAIL: first wrong pixel \(row 0, column [0-9]+\): "
+}
+
+@test "exercise08's checker catches pixels never written, whatever value they hold" {
+    run_mutated_solution 's/if (row < height \&\& column < width)/if (row < height - 1 \&\& column < width)/'
+    assert_failure 1
+    # the poison (0x00, then 0xFF) left in the last row, named as such
+    assert_line --regexp "^  1x1 +FAIL: first wrong pixel \(row 0, column 0\): expected 0, got 255 \(never written\)$"
+    assert_line --regexp "^  13x7 +FAIL: first wrong pixel \(row 6, column 0\): expected [0-9]+, got (0|255) \(never written\)$"
+    assert_line "exercise08: FAIL (14 of 14 sizes wrong)"
+}
+
+@test "exercise08's checker catches threads outside the image that write" {
+    run_mutated_solution 's/if (row < height \&\& column < width) {/{/'
+    assert_failure 1
+    assert_line --regexp "^  1x1 +FAIL: wrote [0-9]+ bytes past the end of edges: threads outside the image went on$"
+}
