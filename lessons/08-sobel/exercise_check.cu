@@ -40,7 +40,6 @@ static const image_size sizes[] = {
     {17, 17}, {33, 17}, {15, 33}, {97, 61}, {451, 300}, {300, 451},
 };
 #define SIZE_COUNT (int)(sizeof sizes / sizeof sizes[0])
-#define LINE_LENGTH 200
 static const unsigned char poisons[] = {0x00, 0xFF};
 #define POISON_COUNT 2
 /* A kernel without its bounds check overshoots by less than a tile, 16 rows
@@ -66,7 +65,7 @@ int main(void)
         return WB_EXIT_NO_DEVICE;
     }
 
-    char verdicts[SIZE_COUNT][LINE_LENGTH];
+    char verdicts[SIZE_COUNT][WB_VERDICT_LENGTH];
     int failures = 0, silent_sizes = 0;
     for (int s = 0; s < SIZE_COUNT; s++) {
         int width = sizes[s].width, height = sizes[s].height;
@@ -123,17 +122,17 @@ int main(void)
         snprintf(shape, sizeof shape, "%dx%d", width, height);
         if (first_bad >= 0) {
             failures++;
-            snprintf(verdicts[s], LINE_LENGTH,
+            snprintf(verdicts[s], WB_VERDICT_LENGTH,
                      "  %-8s FAIL: first wrong pixel (row %lld, column %lld): expected %d, got %d%s",
                      shape, first_bad / width, first_bad % width, h_expected[first_bad], got,
                      never_written ? " (never written)" : "");
         } else if (stray > 0) {
             failures++;
-            snprintf(verdicts[s], LINE_LENGTH,
+            snprintf(verdicts[s], WB_VERDICT_LENGTH,
                      "  %-8s FAIL: wrote %lld bytes past the end of edges:"
                      " threads outside the image went on", shape, stray);
         } else {
-            snprintf(verdicts[s], LINE_LENGTH, "  %-8s PASS", shape);
+            snprintf(verdicts[s], WB_VERDICT_LENGTH, "  %-8s PASS", shape);
         }
         free(h_rgb);
         for (int p = 0; p < POISON_COUNT; p++)
@@ -142,18 +141,15 @@ int main(void)
         free(h_gray);
     }
 
-    printf("%s: grayscale and Sobel fused into one tiled kernel\n", name);
-    if (silent_sizes == SIZE_COUNT) {
-        printf("%s: not implemented yet: the kernel wrote nothing "
-               "(fill in the TODOs in lessons/08-sobel/exercise.cu)\n", name);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    for (int s = 0; s < SIZE_COUNT; s++)
-        printf("%s\n", verdicts[s]);
-    if (failures > 0) {
-        printf("%s: FAIL (%d of %d sizes wrong)\n", name, failures, SIZE_COUNT);
-        return WB_EXIT_CHECK_FAILED;
-    }
-    printf("%s: PASS (all %d sizes)\n", name, SIZE_COUNT);
-    return WB_EXIT_OK;
+    wb_exercise_report report = {
+        .name = name,
+        .title = "grayscale and Sobel fused into one tiled kernel",
+        .exercise_file = "lessons/08-sobel/exercise.cu",
+        .nothing_done = silent_sizes == SIZE_COUNT ? "the kernel wrote nothing" : NULL,
+        .cases = "sizes",
+        .verdicts = verdicts,
+        .count = SIZE_COUNT,
+        .failures = failures,
+    };
+    return wb_report_exercise(&report);
 }
