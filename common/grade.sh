@@ -14,7 +14,8 @@
 #   exercise05  deadlock: deadlock in kernel block_sums_tree, block (0,0,0): no thread of the block can continue.
 #   exercise06  timed out: after 120 s: a deadlock or an endless loop
 #   exercise07  missing: no ../alice/lessons/07-transfers/exercise.cu
-#   grade: 1 of 7 exercises pass
+#   exercise08  PASS
+#   grade: 2 of 8 exercises pass
 #
 # and the same as CSV (student, exercise, result, detail, seconds) in
 # GRADE_CSV, for a gradebook. Each exercise is compiled from GRADE_FROM/NN-topic/
