@@ -11,9 +11,10 @@ bats_load_library bats-assert
 REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 EMUCC="$REPO/common/emu/emucc"
 # Correct programs that use shared memory, barriers, warp operations and atomics.
-CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add)
+# byte_tile: threads writing neighbouring bytes of one word, no race.
+CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add byte_tile)
 BUGS=(bug_race_tree bug_missing_sync bug_warp_sync bug_shared_uninitialized bug_shared_out_of_bounds
-    bug_shared_static_out_of_bounds bug_uninitialized)
+    bug_shared_static_out_of_bounds bug_uninitialized bug_byte_tile_race)
 
 setup_file() {
     export BIN="$BATS_FILE_TMPDIR/bin"
@@ -73,6 +74,20 @@ require_built() {
     CUDA_EMU_ORDER=reverse run "$BIN/bug_missing_sync"
     assert_failure 1
     assert_line --partial "with no __syncthreads() between"
+}
+
+@test "a missing __syncthreads in a tile of bytes is named, though the racing threads write other bytes of the word" {
+    require_built bug_byte_tile_race
+    local write read
+    write=$(line_of "$REPO/tests/emu/bug_byte_tile_race.cu" "tile[threadIdx.x] = i < n")
+    read=$(line_of "$REPO/tests/emu/bug_byte_tile_race.cu" "int left = ")
+    for order in forward reverse random:7; do
+        CUDA_EMU_ORDER=$order run "$BIN/bug_byte_tile_race"
+        assert_failure 1
+        assert_line --regexp "^cuda-emu: data race on shared memory in kernel left_sum_bytes, block \([0-7],0,0\):$"
+        assert_line --regexp "^cuda-emu:   thread \([0-9]+,0,0\) writes at tests/emu/bug_byte_tile_race.cu:$write$"
+        assert_line --regexp "^cuda-emu:   thread \([0-9]+,0,0\) reads at tests/emu/bug_byte_tile_race.cu:$read$"
+    done
 }
 
 @test "warp-synchronous code without __syncwarp is flagged as needing __syncwarp()" {

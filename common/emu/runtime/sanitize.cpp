@@ -13,8 +13,8 @@
 //
 // Shared memory in the emulator: static __shared__ arrays are thread_local variables of the
 // program (its TLS segment, one copy per worker thread, reused block after block), dynamic
-// shared memory is one buffer per worker. The shadow keeps, per 4-byte word, the last write and
-// the last two reads of the current block, each with the GPU thread, the barrier generation
+// shared memory is one buffer per worker. The shadow keeps, per 4-byte word, the last two writes
+// and the last two reads of the current block, each with the bytes of the word it touched, each with the GPU thread, the barrier generation
 // (block_epoch, counted by the scheduler at every __syncthreads) and the warp generation (warp
 // barriers: __syncwarp, shuffles, votes) it happened in. Two accesses to one word by different
 // threads, at least one a write, in the same barrier generation are a race: nothing ordered
@@ -48,11 +48,16 @@ struct Access {
     uint32_t block_epoch;
     uint32_t warp_epoch;
     uint16_t thread;
+    uint8_t bytes;  // which of the word's four bytes it touched, as bits: 0xF for the whole word
 };
 
+// Threads may write different bytes of one word (a tile of unsigned char) without a race, as on
+// a GPU: accesses conflict only where their bytes overlap. other_write keeps such a write by
+// another thread when a later one to other bytes of the word replaces it as write.
 struct Word {
-    Access write, read, other_read;  // other_read: the last read by a thread other than read's
-    uint32_t written_serial;         // the block that wrote this word (for never-written reads)
+    Access write, other_write, read, other_read;  // other_read: the last read by a thread
+                                                  // other than read's
+    uint32_t written_serial;  // the block that wrote this word (for never-written reads)
 };
 
 struct Region {
@@ -324,21 +329,33 @@ bool unordered(const Access& earlier, bool* same_warp) {
     return !*same_warp || earlier.warp_epoch == s.warp_epoch[s.thread / 32];
 }
 
-void check_word(Word& word, bool writes, const void* pc) {
+// An earlier access that nothing orders before this one and that touched some of its bytes.
+bool conflicts(const Access& earlier, uint8_t bytes, bool* same_warp) {
+    return (earlier.bytes & bytes) && unordered(earlier, same_warp);
+}
+
+void check_word(Word& word, bool writes, const void* pc, uint8_t bytes) {
     const SanitizeState& s = sanitize_state;
-    Access now{pc, s.block_serial, s.block_epoch, s.warp_epoch[s.thread / 32], (uint16_t)s.thread};
+    Access now{pc, s.block_serial, s.block_epoch, s.warp_epoch[s.thread / 32], (uint16_t)s.thread,
+               bytes};
     bool same_warp = false;
-    if (unordered(word.write, &same_warp)) race(word.write, true, now, writes, same_warp);
+    if (conflicts(word.write, bytes, &same_warp)) race(word.write, true, now, writes, same_warp);
+    if (conflicts(word.other_write, bytes, &same_warp))
+        race(word.other_write, true, now, writes, same_warp);
     if (writes) {
-        if (unordered(word.read, &same_warp)) race(word.read, false, now, true, same_warp);
-        if (unordered(word.other_read, &same_warp))
+        if (conflicts(word.read, bytes, &same_warp)) race(word.read, false, now, true, same_warp);
+        if (conflicts(word.other_read, bytes, &same_warp))
             race(word.other_read, false, now, true, same_warp);
+        if (word.write.block_serial == s.block_serial && word.write.thread != now.thread &&
+            word.write.block_epoch == now.block_epoch)
+            word.other_write = word.write;
         word.write = now;
         word.written_serial = s.block_serial;
         return;
     }
     if (word.written_serial != s.block_serial && !uninitialized_read.pc)
-        uninitialized_read = Access{pc, s.block_serial, s.block_epoch, 0, (uint16_t)s.thread};
+        uninitialized_read =
+            Access{pc, s.block_serial, s.block_epoch, 0, (uint16_t)s.thread, bytes};
     if (word.read.block_serial == s.block_serial && word.read.thread != now.thread &&
         word.read.block_epoch == now.block_epoch)
         word.other_read = word.read;
@@ -369,10 +386,15 @@ inline void check(const void* address, size_t size, bool writes, const void* pc)
         if (!tracked.empty()) check_global(a, size, writes, pc);
         return;
     }
-    size_t first = (size_t)(a - region->start) / word_bytes;
-    size_t last = (size_t)(a + size - 1 - region->start) / word_bytes;
-    for (size_t w = first; w <= last && w < region->shadow.size(); w++)
-        check_word(region->shadow[w], writes, pc);
+    size_t offset = (size_t)(a - region->start);
+    size_t first = offset / word_bytes, last = (offset + size - 1) / word_bytes;
+    for (size_t w = first; w <= last && w < region->shadow.size(); w++) {
+        // the bytes of word w inside [offset, offset + size), as bits
+        size_t low = std::max(offset, w * word_bytes);
+        size_t high = std::min(offset + size, (w + 1) * word_bytes);
+        uint8_t bytes = (uint8_t)(((1u << (high - low)) - 1) << (low - w * word_bytes));
+        check_word(region->shadow[w], writes, pc, bytes);
+    }
 }
 
 }  // namespace
