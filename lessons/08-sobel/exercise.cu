@@ -38,9 +38,9 @@
 __global__ void sobel_fused(const unsigned char *rgb, unsigned char *edges, int width, int height)
 {
     /* TODO 1: the tile, EXERCISE_TILE_WITH_HALO x EXERCISE_TILE_WITH_HALO gray
-     *         levels in __shared__ memory (as int: one 32-bit word each, so
-     *         that no two threads store into the same word), and where the
-     *         block's tile starts: its first row and first column in the image. */
+     *         levels in __shared__ memory (as int, the type of the window's
+     *         sums), and where the block's tile starts: its first row and
+     *         first column in the image. */
 
     /* TODO 2: fill the tile. Place (tile_row, tile_column) of the tile is
      *         pixel (first_row + tile_row - HALO, first_column + tile_column
