@@ -24,7 +24,7 @@
 
 __global__ void sobel_fused(const unsigned char *rgb, unsigned char *edges, int width, int height)
 {
-    /* an int a level: one 32-bit word each, so no two threads store into one word */
+    /* an int a level, the type of the window's sums */
     __shared__ int tile[EXERCISE_TILE_WITH_HALO][EXERCISE_TILE_WITH_HALO];
     int first_column = blockIdx.x * EXERCISE_TILE, first_row = blockIdx.y * EXERCISE_TILE;
     int thread = threadIdx.y * EXERCISE_TILE + threadIdx.x;
