@@ -1405,6 +1405,8 @@ void wb_note_timeline(const wb_timeline *timeline, const char *title,
     double *to = from + count, last_end;
     double first = span_times(timeline, from, to, &last_end);
     double column_ms = whole_ms > 0 ? whole_ms / columns : 1.0;
+    int *order = (int *)wb_alloc_host(2 * (size_t)count * sizeof(int), "a timeline");
+    int *first_column = order + count;
     wb_note("timeline of %s, its latest run: %d spans over %.4g ms, %.3g ms a column,",
             title, count, whole_ms, column_ms);
     wb_note("each span drawn with the last digit of its label");
@@ -1412,13 +1414,26 @@ void wb_note_timeline(const wb_timeline *timeline, const char *title,
         char line[MAX_COLUMNS + 1];
         memset(line, ' ', columns);
         line[columns] = '\0';
+        /* every span keeps a column of its own, however short: a span that
+         * starts in the column of the one before it moves right, and at the
+         * right edge the ones before it move left */
+        int spans = 0, next_free = 0;
         for (int s = 0; s < count; s++) {
             if (timeline->lane[s] != lane)
                 continue;
-            /* at least one column, so that every span shows however short */
             int left = (int)floor((from[s] - first) / column_ms);
+            order[spans] = s;
+            first_column[spans++] = left < next_free ? next_free : left;
+            next_free = first_column[spans - 1] + 1;
+        }
+        for (int i = spans - 1, limit = columns - 1; i >= 0; i--, limit--) {
+            first_column[i] = first_column[i] > limit ? limit : first_column[i];
+            first_column[i] = first_column[i] < 0 ? 0 : first_column[i];
+            limit = first_column[i];
+        }
+        for (int i = 0; i < spans; i++) {
+            int s = order[i], left = first_column[i];
             int right = (int)ceil((to[s] - first) / column_ms) - 1;
-            left = left < 0 ? 0 : left >= columns ? columns - 1 : left;
             right = right < left ? left : right >= columns ? columns - 1 : right;
             for (int c = left; c <= right; c++)
                 line[c] = (char)('0' + timeline->label[s] % 10);
@@ -1427,6 +1442,7 @@ void wb_note_timeline(const wb_timeline *timeline, const char *title,
     }
     wb_note("  two or more lanes busy at once: %.0f%% of the %.4g ms",
             whole_ms > 0 ? 100.0 * together_ms / whole_ms : 0.0, whole_ms);
+    free(order);
     free(from);
 }
 

@@ -53,18 +53,14 @@ assert_part_passes() {
 }
 
 @test "a copy to the device that moves half the bytes fails its row at the first element it missed" {
-    build_mutated_lesson '/^static void run_copy_to_device/,/^}/s/data->bytes\[X\], cudaMemcpyHostToDevice/data->bytes[X] \/ 2, cudaMemcpyHostToDevice/'
-    run --separate-stderr "$BATS_TEST_TMPDIR/broken" --part bandwidth -n 1000 --reps 1 --warmup 0
-    assert_equal "$status" 1
+    run_failing_mutant '/^static void run_copy_to_device/,/^}/s/data->bytes\[X\], cudaMemcpyHostToDevice/data->bytes[X] \/ 2, cudaMemcpyHostToDevice/' --part bandwidth -n 1000
     assert_line --regexp "^h2d +transfers .* FAIL"
     assert_line --regexp "^d2h +transfers .* PASS"
     [[ "$stderr" == *"h2d (transfers) FAIL: y: first mismatch at index 500: "* ]] || fail "stderr: $stderr"
 }
 
 @test "a copy to the host of a device buffer nobody filled fails its row" {
-    build_mutated_lesson '/^static void prepare_bandwidth/,/^}/s/CUDA_CHECK(cudaMemcpy(data->device\[X\].*$/(void)data;/'
-    run "$BATS_TEST_TMPDIR/broken" --part bandwidth -n 1000 --reps 1 --warmup 0
-    assert_equal "$status" 1
+    run_failing_mutant '/^static void prepare_bandwidth/,/^}/s/CUDA_CHECK(cudaMemcpy(data->device\[X\].*$/(void)data;/' --part bandwidth -n 1000
     assert_line --regexp "^d2h +transfers .* FAIL"
     assert_line --regexp "^d2h-pinned +transfers .* FAIL"
     assert_line --regexp "^h2d-pinned +transfers .* PASS"
@@ -271,28 +267,31 @@ build_mutated_lesson() {
         -o "$BATS_TEST_TMPDIR/broken" "$BATS_TEST_TMPDIR/transfers.cu" "$REPO/common/workbook.cu"
 }
 
-@test "a streamed pipeline that drops its short last chunk fails at the first element it missed" {
-    build_mutated_lesson 's/begin < n; c++, begin += chunk/begin + chunk <= n; c++, begin += chunk/'
-    run --separate-stderr "$BATS_TEST_TMPDIR/broken" --part overlap -n 1000 --chunks 3 --reps 1 --warmup 0
+# Builds lesson07 with sed expression $1 applied, runs it once with the other
+# arguments, and asserts that a check failed.
+run_failing_mutant() {
+    build_mutated_lesson "$1"
+    shift
+    run --separate-stderr "$BATS_TEST_TMPDIR/broken" "$@" --reps 1 --warmup 0
     assert_equal "$status" 1
+}
+
+@test "a streamed pipeline that drops its short last chunk fails at the first element it missed" {
+    run_failing_mutant 's/begin < n; c++, begin += chunk/begin + chunk <= n; c++, begin += chunk/' --part overlap -n 1000 --chunks 3
     assert_line --regexp "^streams +transfers .* FAIL"
     [[ "$stderr" == *"streams (transfers) FAIL: y: first mismatch at index 668: "*"nan"* ]] ||
         fail "stderr does not name the first mismatch: $stderr"
 }
 
 @test "a polynomial kernel that writes one NaN fails every GPU row of the intensity part" {
-    build_mutated_lesson '/^__global__ void polynomial_kernel/,/^}/s/y\[i\] = polynomial(x\[i\], degree);$/y[i] = i == 77 ? nanf("") : polynomial(x[i], degree);/'
-    run --separate-stderr "$BATS_TEST_TMPDIR/broken" --part intensity -n 1000 --reps 1 --warmup 0
-    assert_equal "$status" 1
+    run_failing_mutant '/^__global__ void polynomial_kernel/,/^}/s/y\[i\] = polynomial(x\[i\], degree);$/y[i] = i == 77 ? nanf("") : polynomial(x[i], degree);/' --part intensity -n 1000
     assert_line --regexp "^gpu +kernel .* FAIL \(1 NaN/Inf\)$"
     assert_line --regexp "^gpu-pinned +end-to-end .* FAIL \(1 NaN/Inf\)$"
     [[ "$stderr" == *"first mismatch at index 77: "* ]] || fail "stderr: $stderr"
 }
 
 @test "a @vectorize chain that skips its copy back between steps fails" {
-    build_mutated_lesson 's/on_host = (const float \*)data->host\[Y\];/on_host = on_host;/'
-    run "$BATS_TEST_TMPDIR/broken" --part chain -n 1000 --reps 1 --warmup 0
-    assert_equal "$status" 1
+    run_failing_mutant 's/on_host = (const float \*)data->host\[Y\];/on_host = on_host;/' --part chain -n 1000
     assert_line --regexp "^vectorize +transfers .* FAIL"
     assert_line --regexp "^optimized +kernel .* PASS"
 }

@@ -14,12 +14,15 @@
  *   chain      three element-wise operations: copied in and out around each
  *              (as Numba's @vectorize does on every call), kept on the GPU
  *              between launches, fused into one kernel
- *   bandwidth  a round trip to the GPU and back, from pageable and from
+ *   bandwidth  one copy a row, to the GPU or back, from pageable and from
  *              pinned (page-locked) memory; at -n 1, the latency of a tiny copy
  *   intensity  a polynomial of --degree D per element: the work per byte
- *              copied rises with D until the GPU wins even end to end
+ *              copied rises with D until the GPU wins even end to end; under
+ *              the table, the break-even that this run's rows predict
  *   overlap    copies in, kernel, copies out in --chunks pieces over several
- *              streams, so the two copy engines and the SMs work at once
+ *              streams, so the two copy engines and the SMs work at once;
+ *              under the table, a timeline of each chunk on each engine, and
+ *              the time against the ideal, the busiest engine alone
  *   managed    cudaMallocManaged memory, the pages moved by faults on first
  *              touch or ahead of time by cudaMemPrefetchAsync
  *   lucas      L(n) by recursion in one GPU thread: work with no parallelism
@@ -37,7 +40,8 @@
  *
  * Under the CPU emulator a copy is a memcpy and a stream runs its work at
  * once, in order: those rows check that the code is right; only a GPU shows
- * what the link costs and what overlaps.
+ * what the link costs and what overlaps, and the lines under each table say
+ * when their numbers are CPU emulation times.
  */
 #include "workbook.h"
 
