@@ -296,10 +296,11 @@ static void note_latency(const wb_data *data)
 
 /* From the rows of this one run at degree D and size n: the CPU's time and
  * the kernel's grow with D, the copies' do not, so the GPU end to end
- * catches up at D x copies / (cpu - kernel). And were all of the GPU's time
- * a fixed cost (launch, copy latency), it would stay put while the CPU's
- * shrinks with n: n x gpu / cpu is the smallest size at which it may still
- * win; any of its time that is per element makes break-even come sooner. */
+ * catches up at D x copies / (cpu - kernel). One size cannot tell a fixed
+ * cost from a cost per element; but were all of the GPU's time fixed
+ * (launch, copy latency), it would stay put while the CPU's shrinks with n,
+ * and the two would meet at n x gpu / cpu. Any of the GPU's time that is per
+ * element makes them meet at a smaller size: that is the largest it can be. */
 static long long degree_that_pays(double copies_ms, double gain_ms)
 {
     double needed = ceil(degree * fmax(copies_ms, 0.0) / gain_ms);
@@ -333,6 +334,7 @@ static void note_break_even(const wb_data *data)
     else
         wb_note("  the GPU end to end does not beat the CPU at this size and degree "
                 "(%.4g ms against %.4g ms)", end_to_end, cpu);
+    /* 2 D FLOP for the 8 bytes of each element copied in and out */
     wb_note("  at n = %lld it does from degree %lld%s: %.3g FLOP per byte copied", n,
             pageable_degree, pinned_text, pageable_degree / 4.0);
 }
@@ -353,8 +355,9 @@ static long long chunk_length(long long n) { return (n + chunk_count - 1) / chun
  * copy out wait for each other, but not for the other streams' chunks, so
  * while chunk c computes, chunk c+1 can come in and chunk c-1 go out. The
  * host memory is pinned: a copy from pageable memory would not be
- * asynchronous at all. Each step is a span of the timeline: two events in its
- * stream, which cost the stream a few microseconds and block nothing. */
+ * asynchronous at all. Each step is a span of the timeline: two events
+ * queued in its stream, which the GPU stamps with the time as it passes them,
+ * waiting for nothing. */
 static void run_chunks(const wb_data *data, int stream_count, wb_timeline *timeline)
 {
     long long n = data->shape.n, chunk = chunk_length(n);
