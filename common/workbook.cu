@@ -1118,6 +1118,8 @@ static wb_buffer_check run_and_check(wb_run *run, const wb_variant *variant, int
     if (scope == WB_TRANSFERS) {
         run_variant_once(run, variant, WB_TRANSFERS);
         CUDA_CHECK(cudaDeviceSynchronize());
+        if (variant->outputs_on_device)
+            copy_outputs_to_host(run);
     } else if (gpu) {
         copy_inputs_to_device(run);
         run_variant_once(run, variant, WB_KERNEL);
@@ -1139,9 +1141,52 @@ static void csv_field_number(double value, int known)
         printf(",");
 }
 
+/* Every timed row's median, for wb_measured_ms: variants, scopes and the
+ * device-copy row. */
+static struct {
+    int count;
+    struct {
+        const char *variant;
+        int scope;
+        double median_ms;
+    } rows[MAX_VARIANTS * 5 + 1];
+} measured;
+
+double wb_measured_ms(const char *variant, int scope)
+{
+    for (int r = 0; r < measured.count; r++)
+        if (measured.rows[r].scope == scope && strcmp(measured.rows[r].variant, variant) == 0)
+            return measured.rows[r].median_ms;
+    return -1.0;
+}
+
+/* Notes go where the launch warnings go: under the table, or to stderr with
+ * --csv; the first one under the table after a blank line. */
+static struct {
+    int to_stderr, printed;
+} notes;
+
+void wb_note(const char *format, ...)
+{
+    FILE *out = notes.to_stderr ? stderr : stdout;
+    if (!notes.to_stderr && notes.printed++ == 0)
+        fprintf(out, "\n");
+    va_list arguments;
+    va_start(arguments, format);
+    vfprintf(out, format, arguments);
+    va_end(arguments);
+    fprintf(out, "\n");
+    fflush(out);
+}
+
 static void report(wb_run *run, const char *variant, int scope, const wb_timing *timing,
                    const wb_buffer_check *check)
 {
+    if (measured.count < WB_COUNT(measured.rows)) {
+        measured.rows[measured.count].variant = variant;
+        measured.rows[measured.count].scope = scope;
+        measured.rows[measured.count++].median_ms = timing->median_ms;
+    }
     const wb_device *device = &run->device;
     int is_reference = check == NULL;
     int passed = is_reference || check->result.passed;
@@ -1258,6 +1303,151 @@ static void note_check(wb_run *run, const char *variant, int passed)
     run->checks++;
     if (!passed)
         run->failed_checks++;
+}
+
+/* ---- timelines ------------------------------------------------------------ */
+
+void wb_timeline_reset(wb_timeline *timeline)
+{
+    timeline->count = 0;
+}
+
+int wb_span_begin(wb_timeline *timeline, int lane, int label, cudaStream_t stream)
+{
+    int span = timeline->count;
+    if (span >= WB_TIMELINE_SPANS || lane < 0 || lane >= WB_TIMELINE_LANES)
+        return -1;
+    if (span == timeline->events_made) {
+        CUDA_CHECK(cudaEventCreate(&timeline->begin[span]));
+        CUDA_CHECK(cudaEventCreate(&timeline->end[span]));
+        timeline->events_made++;
+    }
+    timeline->lane[span] = lane;
+    timeline->label[span] = label;
+    CUDA_CHECK(cudaEventRecord(timeline->begin[span], stream));
+    timeline->count++;
+    return span;
+}
+
+void wb_span_end(wb_timeline *timeline, int span, cudaStream_t stream)
+{
+    if (span >= 0)
+        CUDA_CHECK(cudaEventRecord(timeline->end[span], stream));
+}
+
+/* Each span's start and end in ms after the first span's start; returns the
+ * earliest start (at most 0) and sets *last_end. */
+static double span_times(const wb_timeline *timeline, double *from, double *to, double *last_end)
+{
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double first = 0.0;
+    *last_end = 0.0;
+    for (int s = 0; s < timeline->count; s++) {
+        float begin_ms = 0, end_ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&begin_ms, timeline->begin[0], timeline->begin[s]));
+        CUDA_CHECK(cudaEventElapsedTime(&end_ms, timeline->begin[0], timeline->end[s]));
+        from[s] = begin_ms;
+        to[s] = end_ms > begin_ms ? end_ms : begin_ms;
+        first = fmin(first, from[s]);
+        *last_end = fmax(*last_end, to[s]);
+    }
+    return first;
+}
+
+/* Walks the pieces between consecutive span boundaries: per lane the time it
+ * was busy, and the time two or more lanes were. Returns the whole span. */
+static double sweep_timeline(const wb_timeline *timeline, double busy_ms[WB_TIMELINE_LANES],
+                             double *together_ms)
+{
+    int count = timeline->count;
+    for (int lane = 0; lane < WB_TIMELINE_LANES; lane++)
+        busy_ms[lane] = 0.0;
+    *together_ms = 0.0;
+    if (count == 0)
+        return 0.0; /* nothing recorded: the variant did not run */
+    double *from = (double *)wb_alloc_host(4 * (size_t)count * sizeof(double), "a timeline");
+    double *to = from + count, *bounds = to + count, last_end;
+    double first = span_times(timeline, from, to, &last_end);
+    memcpy(bounds, from, count * sizeof(double));
+    memcpy(bounds + count, to, count * sizeof(double));
+    qsort(bounds, 2 * (size_t)count, sizeof(double), compare_doubles);
+    for (int b = 0; b + 1 < 2 * count; b++) {
+        double piece = bounds[b + 1] - bounds[b], middle = bounds[b] + piece / 2;
+        if (piece <= 0)
+            continue;
+        int lanes = 0;
+        for (int lane = 0; lane < WB_TIMELINE_LANES; lane++) {
+            int lane_busy = 0;
+            for (int s = 0; s < count && !lane_busy; s++)
+                lane_busy = timeline->lane[s] == lane && from[s] <= middle && middle < to[s];
+            busy_ms[lane] += lane_busy ? piece : 0.0;
+            lanes += lane_busy;
+        }
+        if (lanes >= 2)
+            *together_ms += piece;
+    }
+    free(from);
+    return last_end - first;
+}
+
+double wb_timeline_busy(const wb_timeline *timeline, double busy_ms[WB_TIMELINE_LANES])
+{
+    double together_ms;
+    return sweep_timeline(timeline, busy_ms, &together_ms);
+}
+
+void wb_note_timeline(const wb_timeline *timeline, const char *title,
+                      const char *const *lane_names, int lane_count, int columns)
+{
+    enum { MAX_COLUMNS = 200 };
+    int count = timeline->count;
+    if (count == 0 || columns < 1 || columns > MAX_COLUMNS || lane_count > WB_TIMELINE_LANES)
+        return;
+    double busy_ms[WB_TIMELINE_LANES], together_ms;
+    double whole_ms = sweep_timeline(timeline, busy_ms, &together_ms);
+    double *from = (double *)wb_alloc_host(2 * (size_t)count * sizeof(double), "a timeline");
+    double *to = from + count, last_end;
+    double first = span_times(timeline, from, to, &last_end);
+    double column_ms = whole_ms > 0 ? whole_ms / columns : 1.0;
+    int *order = (int *)wb_alloc_host(2 * (size_t)count * sizeof(int), "a timeline");
+    int *first_column = order + count;
+    wb_note("timeline of %s, its latest run: %d spans over %.4g ms, %.3g ms a column,",
+            title, count, whole_ms, column_ms);
+    wb_note("each span drawn with the last digit of its label");
+    for (int lane = 0; lane < lane_count; lane++) {
+        char line[MAX_COLUMNS + 1];
+        memset(line, ' ', columns);
+        line[columns] = '\0';
+        /* every span keeps a column of its own, however short: a span that
+         * starts in the column of the one before it moves right, and at the
+         * right edge the ones before it move left */
+        int spans = 0, next_free = 0;
+        for (int s = 0; s < count; s++) {
+            if (timeline->lane[s] != lane)
+                continue;
+            int left = (int)floor((from[s] - first) / column_ms);
+            order[spans] = s;
+            first_column[spans++] = left < next_free ? next_free : left;
+            next_free = first_column[spans - 1] + 1;
+        }
+        for (int i = spans - 1, limit = columns - 1; i >= 0; i--, limit--) {
+            first_column[i] = first_column[i] > limit ? limit : first_column[i];
+            first_column[i] = first_column[i] < 0 ? 0 : first_column[i];
+            limit = first_column[i];
+        }
+        for (int i = 0; i < spans; i++) {
+            int s = order[i], left = first_column[i];
+            int right = (int)ceil((to[s] - first) / column_ms) - 1;
+            right = right < left ? left : right >= columns ? columns - 1 : right;
+            for (int c = left; c <= right; c++)
+                line[c] = (char)('0' + timeline->label[s] % 10);
+        }
+        wb_note("  %-9s |%s| busy %.4g ms", lane_names[lane], line, busy_ms[lane]);
+    }
+    wb_note("  two or more lanes busy at once: %.0f%% of the %.4g ms",
+            whole_ms > 0 ? 100.0 * together_ms / whole_ms : 0.0, whole_ms);
+    free(order);
+    free(from);
 }
 
 /* ---- wb_main -------------------------------------------------------------- */
@@ -1758,6 +1948,7 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
     memset(&run, 0, sizeof run);
     run.lesson = lesson;
     run.options = parse_options(lesson, argc, argv);
+    notes.to_stderr = run.options.csv;
     if (lesson->input_shape) {
         lesson->input_shape(&run.options.shape);
         describe_shape(&run.options.shape);

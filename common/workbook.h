@@ -31,6 +31,8 @@
  *   wb_choose_part()         a program of several lessons (parts), picked by --part
  *   wb_data                  what a variant's run function receives
  *   wb_sum_tolerance()       the tolerance of a sum added in another order
+ *   wb_measured_ms(), wb_note()  a row's median, and a line under the table (finish)
+ *   wb_timeline, wb_span_*   spans of work on streams, drawn under the table
  * and for exercise checkers, which do their own small loop:
  *   wb_describe_device(), wb_alloc_host(), wb_fill_random(), wb_check()
  */
@@ -163,6 +165,10 @@ typedef struct {
      * holding the same inputs, so every copy to or from it goes by DMA straight
      * from host memory, without the staging copy pageable memory needs. */
     int pinned_host;
+    /* 1, with WB_TRANSFERS: run leaves its outputs in device[], not host[]
+     * (a copy to the device, timed alone); its check copies them back first,
+     * untimed. */
+    int outputs_on_device;
 } wb_variant;
 
 /* ---- the lesson -------------------------------------------------------- */
@@ -246,6 +252,48 @@ void wb_set_shape(wb_shape *shape, long long first, long long second, long long 
  * sum of n terms has depth n - 1; a tree of blocks has depth about log2(n)
  * plus the terms each thread adds alone. Returns that bound as an atol. */
 double wb_sum_tolerance(double depth, double sum_abs);
+
+/* ---- after the table: what the rows add up to ------------------------------ */
+
+/* The median time of one row of this run (variant, and one WB_* scope), in
+ * ms; negative when that row was not measured (skipped, left out by --only,
+ * no GPU). For a lesson's finish hook, which runs after every row. */
+double wb_measured_ms(const char *variant, int scope);
+
+/* A line under the table, after every row: for what a lesson derives from
+ * its rows (a break-even point, a timeline). On stdout under the table; on
+ * stderr with --csv, so that the CSV stays one table. */
+void wb_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- timelines: what ran at the same time on streams ---------------------- */
+
+/* A variant that spreads its work over streams records a span, two
+ * cudaEvents, around each piece it queues (a chunk's copy in, its kernel, its
+ * copy out), in a lane (an engine or a stream) and with a label (the chunk's
+ * number). The events are made once and reused: the variant resets its
+ * timeline at the start of each call, so the spans are those of its latest
+ * call. After the run, wb_note_timeline draws them under the table. */
+#define WB_TIMELINE_SPANS 4096
+#define WB_TIMELINE_LANES 4
+typedef struct {
+    int count, events_made;
+    int lane[WB_TIMELINE_SPANS], label[WB_TIMELINE_SPANS];
+    cudaEvent_t begin[WB_TIMELINE_SPANS], end[WB_TIMELINE_SPANS];
+} wb_timeline;
+
+void wb_timeline_reset(wb_timeline *timeline);
+/* Records the start of a span on the stream; returns the span's number, for
+ * wb_span_end, or -1 when the timeline is full (the span is not drawn). */
+int wb_span_begin(wb_timeline *timeline, int lane, int label, cudaStream_t stream);
+void wb_span_end(wb_timeline *timeline, int span, cudaStream_t stream);
+/* Per lane, the time its spans cover, each counted once (ms); returns the
+ * time from the first span's start to the last one's end. */
+double wb_timeline_busy(const wb_timeline *timeline, double busy_ms[WB_TIMELINE_LANES]);
+/* Under the table: one line per lane, `columns` wide, each span drawn with
+ * the last digit of its label, then the share of the time two or more lanes
+ * were busy at once. */
+void wb_note_timeline(const wb_timeline *timeline, const char *title,
+                      const char *const *lane_names, int lane_count, int columns);
 
 /* ---- the device ---------------------------------------------------------- */
 

@@ -28,9 +28,98 @@ assert_part_passes() {
         optimized,kernel optimized,end-to-end
 }
 
-@test "lesson07 --part bandwidth: a round trip from pageable and from pinned memory arrives intact" {
-    assert_part_passes bandwidth 1 pageable,end-to-end pinned,end-to-end
-    assert_part_passes bandwidth 65537 pageable,end-to-end pinned,end-to-end
+@test "lesson07 --part bandwidth: each direction, from pageable and from pinned memory, arrives intact" {
+    assert_part_passes bandwidth 1 h2d,transfers d2h,transfers h2d-pinned,transfers \
+        d2h-pinned,transfers
+    assert_part_passes bandwidth 65537 h2d,transfers d2h,transfers h2d-pinned,transfers \
+        d2h-pinned,transfers
+    # one direction a row: 4 bytes per element, not a round trip's 8
+    assert_line --regexp "^lesson07,d2h-pinned,transfers,65537,65537,262148,0,.*,PASS,"
+}
+
+@test "lesson07 --part bandwidth at -n 1 prints each direction's latency, the rows' own times" {
+    use_gpu_build
+    run --separate-stderr "$BUILD/lesson07" --part bandwidth -n 1 --reps 3 --warmup 1 --csv
+    assert_success
+    local expected
+    expected=$(awk -F , '$3 == "transfers" { printf "%s%s %.1f us", sep, $2, $9 * 1000; sep = ", " }' \
+        <<<"$output")
+    [[ "$stderr" == *"a copy of 4 bytes is all fixed cost: $expected"* ]] ||
+        fail "expected the latencies '$expected' in: $stderr"
+    if [ "$BUILD" = "$EMU_BUILD" ]; then
+        [[ "$stderr" == *"latency (from this run's times, CPU emulation, not GPU times)"* ]] ||
+            fail "the latency line does not say it is CPU emulation: $stderr"
+    fi
+}
+
+@test "a copy to the device that moves half the bytes fails its row at the first element it missed" {
+    run_failing_mutant '/^static void run_copy_to_device/,/^}/s/data->bytes\[X\], cudaMemcpyHostToDevice/data->bytes[X] \/ 2, cudaMemcpyHostToDevice/' --part bandwidth -n 1000
+    assert_line --regexp "^h2d +transfers .* FAIL"
+    assert_line --regexp "^d2h +transfers .* PASS"
+    [[ "$stderr" == *"h2d (transfers) FAIL: y: first mismatch at index 500: "* ]] || fail "stderr: $stderr"
+}
+
+@test "a copy to the host of a device buffer nobody filled fails its row" {
+    run_failing_mutant '/^static void prepare_bandwidth/,/^}/s/CUDA_CHECK(cudaMemcpy(data->device\[X\].*$/(void)data;/' --part bandwidth -n 1000
+    assert_line --regexp "^d2h +transfers .* FAIL"
+    assert_line --regexp "^d2h-pinned +transfers .* FAIL"
+    assert_line --regexp "^h2d-pinned +transfers .* PASS"
+}
+
+# Runs the intensity part at size n and degree d, and checks the break-even
+# lines on stderr against the CSV's medians: the case the times call for,
+# the degree d x copies / (cpu - kernel) and the size n x end-to-end / cpu.
+assert_break_even_matches_rows() {
+    local n="$1" degree="$2"
+    use_gpu_build
+    run --separate-stderr "$BUILD/lesson07" --part intensity -n "$n" --degree "$degree" \
+        --reps 3 --warmup 1 --csv
+    assert_success
+    local cpu kernel end_to_end
+    read -r cpu kernel end_to_end < <(awk -F , '$2 == "cpu" { c = $9 }
+        $2 == "gpu" && $3 == "kernel" { k = $9 } $2 == "gpu" && $3 == "end-to-end" { e = $9 }
+        END { print c, k, e }' <<<"$output")
+    local source="from this run's measurements"
+    [ "$BUILD" != "$EMU_BUILD" ] || source="from this run's times, CPU emulation, not GPU times"
+    [[ "$stderr" == *"break-even ($source):"* ]] || fail "no break-even heading: $stderr"
+    if awk -v c="$cpu" -v k="$kernel" 'BEGIN { exit !(k >= c) }'; then
+        local expected
+        expected=$(awk -v c="$cpu" -v k="$kernel" -v n="$n" 'BEGIN { printf "the kernel alone takes %.4g ms, the CPU %.4g ms: no degree makes the copies pay at n = %d", k, c, n }')
+        [[ "$stderr" == *"$expected"* ]] || fail "expected '$expected' in: $stderr"
+        return
+    fi
+    local printed_degree wanted_degree
+    printed_degree=$(sed -n "s/^  at n = $n it does from degree \([0-9]*\).*/\1/p" <<<"$stderr")
+    [ -n "$printed_degree" ] || fail "no break-even degree in: $stderr"
+    wanted_degree=$(awk -v c="$cpu" -v k="$kernel" -v e="$end_to_end" -v d="$degree" \
+        'BEGIN { x = d * (e > k ? e - k : 0) / (c - k); r = int(x); if (r < x) r++; print r < 1 ? 1 : r }')
+    # the CSV keeps 6 digits: a ceiling may land one apart
+    [ $((printed_degree - wanted_degree)) -ge -1 ] && [ $((printed_degree - wanted_degree)) -le 1 ] ||
+        fail "printed degree $printed_degree, the rows give $wanted_degree: $stderr"
+    if awk -v c="$cpu" -v e="$end_to_end" 'BEGIN { exit !(e < c) }'; then
+        local printed_n wanted_n
+        printed_n=$(sed -n "s/^  at degree $degree the GPU end to end beats the CPU from n = \([0-9]*\) at most (here n = $n: .*/\1/p" <<<"$stderr")
+        [ -n "$printed_n" ] || fail "no break-even size in: $stderr"
+        wanted_n=$(awk -v c="$cpu" -v e="$end_to_end" -v n="$n" 'BEGIN { printf "%d", n * e / c }')
+        [ $((printed_n - wanted_n)) -ge -1 ] && [ $((printed_n - wanted_n)) -le 1 ] ||
+            fail "printed size $printed_n, the rows give $wanted_n: $stderr"
+    else
+        [[ "$stderr" == *"  the GPU end to end does not beat the CPU at this size and degree"* ]] ||
+            fail "expected the GPU to lose at this size and degree: $stderr"
+    fi
+}
+
+@test "lesson07 --part intensity prints a break-even that follows from its own rows" {
+    assert_break_even_matches_rows 20000 1
+    assert_break_even_matches_rows 20000 64
+}
+
+@test "lesson07 --part intensity prints its break-even under the table too" {
+    use_gpu_build
+    run "$BUILD/lesson07" --part intensity -n 4099 --reps 1 --warmup 0
+    assert_success
+    assert_line --regexp "^break-even \(from this run's"
+    assert_line --regexp "^  at n = 4099 it does from degree [0-9]+( \(pinned: [0-9]+\))?: [0-9.e+]+ FLOP per byte copied$|^  the kernel alone takes "
 }
 
 @test "lesson07 --part intensity passes at degrees 1 and 256" {
@@ -41,10 +130,62 @@ assert_part_passes() {
 }
 
 @test "lesson07 --part overlap: the streamed pipeline passes with a short last chunk and more chunks than elements" {
-    assert_part_passes overlap 4099 serial,kernel serial,end-to-end streams,transfers
+    assert_part_passes overlap 4099 serial,kernel serial,end-to-end streams,transfers \
+        one-stream,transfers
     run "$BUILD/lesson07" --part overlap --chunks 7 -n 3 --reps 1 --warmup 0 --csv
     assert_success
     assert_line --regexp "^lesson07,streams,transfers,3,.*,PASS,"
+    assert_line --regexp "^lesson07,one-stream,transfers,3,.*,PASS,"
+}
+
+# The three lanes of the timeline titled $2: 60 columns each, every one of
+# the $1 chunks' digits in each.
+assert_timeline_lanes() {
+    local chunks="$1" title="$2" lane line
+    for lane in "copy in " "kernel  " "copy out"; do
+        line=$(grep -A 5 -F "$title" <<<"$output" | grep -E "^  $lane  \|.{60}\| busy [0-9.e+-]+ ms$") ||
+            fail "no $lane lane of 60 columns after '$title': $output"
+        for ((c = 0; c < chunks; c++)); do
+            [[ "$line" == *"$c"* ]] || fail "chunk $c is missing from: $line"
+        done
+    done
+}
+
+@test "lesson07 --part overlap draws a timeline of every chunk on each engine, and compares with the ideal" {
+    use_gpu_build
+    run "$BUILD/lesson07" --part overlap -n 5000 --chunks 3 --reps 1 --warmup 0
+    assert_success
+    assert_line --regexp "^timeline of one-stream, 3 chunks on 1 stream, its latest run: 9 spans over "
+    assert_line --regexp "^timeline of streams, 3 chunks on 4 streams, its latest run: 9 spans over "
+    assert_timeline_lanes 3 "timeline of one-stream"
+    assert_timeline_lanes 3 "timeline of streams"
+    # the ideal is one-stream's busiest engine; the percentage, the streams
+    # row's time over it
+    local ideal streams percent median
+    ideal=$(sed -n 's/^  (one-stream.s spans: copy in \([^ ]*\) ms, kernel \([^ ]*\) ms, copy out \([^ ]*\) ms)$/\1 \2 \3/p' <<<"$output" |
+        awk '{ m = $1; if ($2 > m) m = $2; if ($3 > m) m = $3; printf "%.4g", m }')
+    [ -n "$ideal" ] || fail "no engine times: $output"
+    read -r streams percent < <(sed -n "s/^  streams take \([^ ]*\) ms, \([0-9]*\)% of the ideal $ideal ms: the busiest engine alone$/\1 \2/p" <<<"$output")
+    [ -n "$percent" ] || fail "no comparison with the ideal $ideal ms: $output"
+    awk -v s="$streams" -v i="$ideal" -v p="$percent" 'BEGIN { d = 100 * s / i - p; exit !(d > -1 && d < 1) }' ||
+        fail "$streams ms is not $percent% of $ideal ms"
+    median=$(awk '$1 == "streams" && $2 == "transfers" { print $3 }' <<<"$output")
+    awk -v a="$median" -v b="$streams" 'BEGIN { exit !(a - b < 1e-3 * b && b - a < 1e-3 * b) }' ||
+        fail "the note's $streams ms is not the streams row's $median ms"
+    if [ "$BUILD" = "$EMU_BUILD" ]; then
+        assert_line "overlap (from this run's times, CPU emulation, not GPU times):"
+        assert_line "  nothing overlaps here; only a GPU shows its engines at work together"
+        assert_line --regexp "^  two or more lanes busy at once: 0% of the "
+    fi
+}
+
+@test "lesson07 --part overlap counts the chunks there are: 3 elements in --chunks 7 make 3" {
+    use_gpu_build
+    run --separate-stderr "$BUILD/lesson07" --part overlap -n 3 --chunks 7 --reps 1 --warmup 0 --csv
+    assert_success
+    [[ "$stderr" == *"timeline of streams, 3 chunks on 4 streams, its latest run: 9 spans over "* ]] ||
+        fail "stderr: $stderr"
+    refute_line --regexp "^timeline"
 }
 
 @test "lesson07 --part managed: managed memory with and without prefetching passes" {
@@ -71,14 +212,26 @@ assert_part_passes() {
     done
 }
 
-@test "lesson07 refuses a Lucas index beyond 32 bits and a chunk count of 0" {
+@test "lesson07 refuses a Lucas index beyond 32 bits, and bad chunk counts, degrees and sizes, in one line" {
     use_any_build
     run --separate-stderr "$BUILD/lesson07" --part lucas -n 47
     assert_equal "$status" 2
     [[ "$stderr" == *"'47' is out of range (each dimension 1 to 46)"* ]] || fail "stderr: $stderr"
-    run --separate-stderr "$BUILD/lesson07" --part overlap --chunks 0
-    assert_equal "$status" 2
-    [[ "$stderr" == *"--chunks value '0' is out of range (1 to 1024)"* ]] || fail "stderr: $stderr"
+    local arguments expected
+    while IFS='|' read -r arguments expected; do
+        # shellcheck disable=SC2086  # arguments is a list of words
+        run --separate-stderr "$BUILD/lesson07" $arguments
+        assert_equal "$status" 2
+        assert_equal "$stderr" "lesson07: $expected (see --help)"
+        assert_equal "$output" ""
+    done <<'CASES'
+--part overlap --chunks 0|--chunks value '0' is out of range (1 to 1024)
+--part overlap --chunks 1025|--chunks value '1025' is out of range (1 to 1024)
+--part intensity --degree 0|--degree value '0' is out of range (1 to 4096)
+--part intensity --degree 4097|--degree value '4097' is out of range (1 to 4096)
+--part intensity --degree x|invalid value 'x' for --degree: expected a whole number such as 1000, 64k or 10M
+--part bandwidth -n 0|-n value '0' is out of range (each dimension 1 to 34359738368)
+CASES
 }
 
 @test "lesson07 --help names the part's variants and the transfers scope" {
@@ -114,28 +267,31 @@ build_mutated_lesson() {
         -o "$BATS_TEST_TMPDIR/broken" "$BATS_TEST_TMPDIR/transfers.cu" "$REPO/common/workbook.cu"
 }
 
-@test "a streamed pipeline that drops its short last chunk fails at the first element it missed" {
-    build_mutated_lesson 's/begin < n; c++, begin += chunk/begin + chunk <= n; c++, begin += chunk/'
-    run --separate-stderr "$BATS_TEST_TMPDIR/broken" --part overlap -n 1000 --chunks 3 --reps 1 --warmup 0
+# Builds lesson07 with sed expression $1 applied, runs it once with the other
+# arguments, and asserts that a check failed.
+run_failing_mutant() {
+    build_mutated_lesson "$1"
+    shift
+    run --separate-stderr "$BATS_TEST_TMPDIR/broken" "$@" --reps 1 --warmup 0
     assert_equal "$status" 1
+}
+
+@test "a streamed pipeline that drops its short last chunk fails at the first element it missed" {
+    run_failing_mutant 's/begin < n; c++, begin += chunk/begin + chunk <= n; c++, begin += chunk/' --part overlap -n 1000 --chunks 3
     assert_line --regexp "^streams +transfers .* FAIL"
     [[ "$stderr" == *"streams (transfers) FAIL: y: first mismatch at index 668: "*"nan"* ]] ||
         fail "stderr does not name the first mismatch: $stderr"
 }
 
 @test "a polynomial kernel that writes one NaN fails every GPU row of the intensity part" {
-    build_mutated_lesson '/^__global__ void polynomial_kernel/,/^}/s/y\[i\] = polynomial(x\[i\], degree);$/y[i] = i == 77 ? nanf("") : polynomial(x[i], degree);/'
-    run --separate-stderr "$BATS_TEST_TMPDIR/broken" --part intensity -n 1000 --reps 1 --warmup 0
-    assert_equal "$status" 1
+    run_failing_mutant '/^__global__ void polynomial_kernel/,/^}/s/y\[i\] = polynomial(x\[i\], degree);$/y[i] = i == 77 ? nanf("") : polynomial(x[i], degree);/' --part intensity -n 1000
     assert_line --regexp "^gpu +kernel .* FAIL \(1 NaN/Inf\)$"
     assert_line --regexp "^gpu-pinned +end-to-end .* FAIL \(1 NaN/Inf\)$"
     [[ "$stderr" == *"first mismatch at index 77: "* ]] || fail "stderr: $stderr"
 }
 
 @test "a @vectorize chain that skips its copy back between steps fails" {
-    build_mutated_lesson 's/on_host = (const float \*)data->host\[Y\];/on_host = on_host;/'
-    run "$BATS_TEST_TMPDIR/broken" --part chain -n 1000 --reps 1 --warmup 0
-    assert_equal "$status" 1
+    run_failing_mutant 's/on_host = (const float \*)data->host\[Y\];/on_host = on_host;/' --part chain -n 1000
     assert_line --regexp "^vectorize +transfers .* FAIL"
     assert_line --regexp "^optimized +kernel .* PASS"
 }

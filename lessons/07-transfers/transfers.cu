@@ -14,12 +14,15 @@
  *   chain      three element-wise operations: copied in and out around each
  *              (as Numba's @vectorize does on every call), kept on the GPU
  *              between launches, fused into one kernel
- *   bandwidth  a round trip to the GPU and back, from pageable and from
+ *   bandwidth  one copy a row, to the GPU or back, from pageable and from
  *              pinned (page-locked) memory; at -n 1, the latency of a tiny copy
  *   intensity  a polynomial of --degree D per element: the work per byte
- *              copied rises with D until the GPU wins even end to end
+ *              copied rises with D until the GPU wins even end to end; under
+ *              the table, the break-even that this run's rows predict
  *   overlap    copies in, kernel, copies out in --chunks pieces over several
- *              streams, so the two copy engines and the SMs work at once
+ *              streams, so the two copy engines and the SMs work at once;
+ *              under the table, a timeline of each chunk on each engine, and
+ *              the time against the ideal, the busiest engine alone
  *   managed    cudaMallocManaged memory, the pages moved by faults on first
  *              touch or ahead of time by cudaMemPrefetchAsync
  *   lucas      L(n) by recursion in one GPU thread: work with no parallelism
@@ -37,10 +40,13 @@
  *
  * Under the CPU emulator a copy is a memcpy and a stream runs its work at
  * once, in order: those rows check that the code is right; only a GPU shows
- * what the link costs and what overlaps.
+ * what the link costs and what overlaps, and the lines under each table say
+ * when their numbers are CPU emulation times.
  */
 #include "workbook.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* 256 threads = 8 warps: enough to hide memory latency, small enough for
@@ -229,36 +235,163 @@ static void run_chain_fused(const wb_data *data)
 
 /* -- bandwidth -- */
 
-/* Nothing to compute: the copies common/ makes around an end-to-end row are
- * the whole measurement, and the CPU's row costs nothing, because its data
- * is already where it is needed. */
-static void run_nothing(const wb_data *data) { (void)data; }
+/* The reference: the same bytes copied within host memory. */
+static void run_host_copy(const wb_data *data)
+{
+    memcpy(data->host[Y], data->host[X], data->bytes[X]);
+}
+
+/* One direction a row: to the device, x lands in the device's y, which the
+ * check copies back untimed (outputs_on_device); ... */
+static void run_copy_to_device(const wb_data *data)
+{
+    CUDA_CHECK(cudaMemcpy(data->device[Y], data->host[X], data->bytes[X], cudaMemcpyHostToDevice));
+}
+
+/* ... to the host, the device's x, put there once by prepare_bandwidth, lands
+ * in the host's y. */
+static void run_copy_to_host(const wb_data *data)
+{
+    CUDA_CHECK(cudaMemcpy(data->host[Y], data->device[X], data->bytes[X], cudaMemcpyDeviceToHost));
+}
+
+static void prepare_bandwidth(const wb_data *data)
+{
+    CUDA_CHECK(cudaMemcpy(data->device[X], data->host[X], data->bytes[X], cudaMemcpyHostToDevice));
+}
+
+/* Where a note's numbers come from: the emulator's times are the CPU's. */
+static const char *measured_on(const wb_data *data)
+{
+    return data->device_info->emulated ? "from this run's times, CPU emulation, not GPU times"
+                                       : "from this run's measurements";
+}
+
+/* A copy costs a fixed latency (the call, the driver, the DMA set-up) plus
+ * bytes / bandwidth: at a few KB the first term is all there is. */
+#define LATENCY_BYTES 4096
+
+static void note_latency(const wb_data *data)
+{
+    static const char *const directions[] = {"h2d", "d2h", "h2d-pinned", "d2h-pinned"};
+    char times[256] = "";
+    for (int d = 0; d < WB_COUNT(directions); d++) {
+        double ms = wb_measured_ms(directions[d], WB_TRANSFERS);
+        if (ms >= 0)
+            snprintf(times + strlen(times), sizeof times - strlen(times), "%s%s %.1f us",
+                     times[0] ? ", " : "", directions[d], ms * 1e3);
+    }
+    if (!times[0])
+        return;
+    if (data->bytes[X] <= LATENCY_BYTES)
+        wb_note("latency (%s): a copy of %zu bytes is all fixed cost: %s", measured_on(data),
+                data->bytes[X], times);
+    else
+        wb_note("latency: -n 1 times a copy of 4 bytes, all fixed cost; the larger the copy, "
+                "the closer its GB/s to the link's%s", data->device_info->emulated
+                ? " (under CPU emulation a copy is a memcpy: there is no link)" : "");
+}
+
+/* -- intensity -- */
+
+/* From the rows of this one run at degree D and size n: the CPU's time and
+ * the kernel's grow with D, the copies' do not, so the GPU end to end
+ * catches up at D x copies / (cpu - kernel). One size cannot tell a fixed
+ * cost from a cost per element; but were all of the GPU's time fixed
+ * (launch, copy latency), it would stay put while the CPU's shrinks with n,
+ * and the two would meet at n x gpu / cpu. Any of the GPU's time that is per
+ * element makes them meet at a smaller size: that is the largest it can be. */
+static long long degree_that_pays(double copies_ms, double gain_ms)
+{
+    double needed = ceil(degree * fmax(copies_ms, 0.0) / gain_ms);
+    return needed < 1 ? 1 : (long long)needed;
+}
+
+static void note_break_even(const wb_data *data)
+{
+    double cpu = wb_measured_ms("cpu", WB_HOST), kernel = wb_measured_ms("gpu", WB_KERNEL);
+    double end_to_end = wb_measured_ms("gpu", WB_END_TO_END);
+    double pinned = wb_measured_ms("gpu-pinned", WB_END_TO_END);
+    if (cpu < 0 || kernel < 0 || end_to_end < 0)
+        return;
+    long long n = data->shape.n;
+    wb_note("break-even (%s):", measured_on(data));
+    if (kernel >= cpu) {
+        wb_note("  the kernel alone takes %.4g ms, the CPU %.4g ms: no degree makes the copies "
+                "pay at n = %lld", kernel, cpu, n);
+        return;
+    }
+    double gain = cpu - kernel;
+    long long pageable_degree = degree_that_pays(end_to_end - kernel, gain);
+    char pinned_text[64] = "";
+    if (pinned >= 0)
+        snprintf(pinned_text, sizeof pinned_text, " (pinned: %lld)",
+                 degree_that_pays(pinned - kernel, gain));
+    if (end_to_end < cpu)
+        wb_note("  at degree %lld the GPU end to end beats the CPU from n = %lld at most "
+                "(here n = %lld: %.4g ms against %.4g ms)", degree,
+                (long long)ceil(n * end_to_end / cpu), n, end_to_end, cpu);
+    else
+        wb_note("  the GPU end to end does not beat the CPU at this size and degree "
+                "(%.4g ms against %.4g ms)", end_to_end, cpu);
+    /* 2 D FLOP for the 8 bytes of each element copied in and out */
+    wb_note("  at n = %lld it does from degree %lld%s: %.3g FLOP per byte copied", n,
+            pageable_degree, pinned_text, pageable_degree / 4.0);
+}
 
 /* -- overlap -- */
 
 static cudaStream_t overlap_streams[OVERLAP_STREAMS];
 
-/* Chunk c goes to stream c % OVERLAP_STREAMS: its copy in, its kernel and its
+/* The three engines a chunk goes through, the lanes of the timeline. */
+enum { COPY_IN, COMPUTE, COPY_OUT, ENGINE_COUNT };
+static const char *const engine_names[ENGINE_COUNT] = {"copy in", "kernel", "copy out"};
+#define TIMELINE_COLUMNS 60
+static wb_timeline one_stream_timeline, streams_timeline;
+
+static long long chunk_length(long long n) { return (n + chunk_count - 1) / chunk_count; }
+
+/* Chunk c goes to stream c % stream_count: its copy in, its kernel and its
  * copy out wait for each other, but not for the other streams' chunks, so
  * while chunk c computes, chunk c+1 can come in and chunk c-1 go out. The
  * host memory is pinned: a copy from pageable memory would not be
- * asynchronous at all. */
-static void run_overlap_streams(const wb_data *data)
+ * asynchronous at all. Each step is a span of the timeline: two events
+ * queued in its stream, which the GPU stamps with the time as it passes them,
+ * waiting for nothing. */
+static void run_chunks(const wb_data *data, int stream_count, wb_timeline *timeline)
 {
-    long long n = data->shape.n;
-    long long chunk = (n + chunk_count - 1) / chunk_count;
+    long long n = data->shape.n, chunk = chunk_length(n);
     const float *x = (const float *)data->host[X];
     float *y = (float *)data->host[Y];
     float *d_x = (float *)data->device[X], *d_y = (float *)data->device[Y];
+    wb_timeline_reset(timeline);
     for (long long c = 0, begin = 0; begin < n; c++, begin += chunk) {
         long long length = n - begin < chunk ? n - begin : chunk;
         size_t bytes = (size_t)length * sizeof(float);
-        cudaStream_t stream = overlap_streams[c % OVERLAP_STREAMS];
+        cudaStream_t stream = overlap_streams[c % stream_count];
+        int span = wb_span_begin(timeline, COPY_IN, (int)c, stream);
         CUDA_CHECK(cudaMemcpyAsync(d_x + begin, x + begin, bytes, cudaMemcpyHostToDevice, stream));
+        wb_span_end(timeline, span, stream);
+        span = wb_span_begin(timeline, COMPUTE, (int)c, stream);
         launch_polynomial(d_x + begin, d_y + begin, length, stream);
+        wb_span_end(timeline, span, stream);
+        span = wb_span_begin(timeline, COPY_OUT, (int)c, stream);
         CUDA_CHECK(cudaMemcpyAsync(y + begin, d_y + begin, bytes, cudaMemcpyDeviceToHost, stream));
+        wb_span_end(timeline, span, stream);
     }
     CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+static void run_overlap_streams(const wb_data *data)
+{
+    run_chunks(data, OVERLAP_STREAMS, &streams_timeline);
+}
+
+/* The same chunks in one stream: each waits for the one before, so every
+ * engine works alone, and the timeline shows what each costs by itself. */
+static void run_overlap_one_stream(const wb_data *data)
+{
+    run_chunks(data, 1, &one_stream_timeline);
 }
 
 static void prepare_overlap(const wb_data *data)
@@ -267,6 +400,34 @@ static void prepare_overlap(const wb_data *data)
     for (int s = 0; s < OVERLAP_STREAMS; s++)
         if (!overlap_streams[s])
             CUDA_CHECK(cudaStreamCreate(&overlap_streams[s]));
+}
+
+/* With the engines overlapped perfectly, the pipeline takes as long as its
+ * busiest engine alone: one-stream's spans measure each. */
+static void note_overlap(const wb_data *data)
+{
+    long long n = data->shape.n, chunks = (n + chunk_length(n) - 1) / chunk_length(n);
+    char title[128];
+    snprintf(title, sizeof title, "one-stream, %lld chunks on 1 stream", chunks);
+    wb_note_timeline(&one_stream_timeline, title, engine_names, ENGINE_COUNT, TIMELINE_COLUMNS);
+    snprintf(title, sizeof title, "streams, %lld chunks on %d streams", chunks,
+             OVERLAP_STREAMS);
+    wb_note_timeline(&streams_timeline, title, engine_names, ENGINE_COUNT, TIMELINE_COLUMNS);
+    double alone[WB_TIMELINE_LANES], ideal = 0.0;
+    wb_timeline_busy(&one_stream_timeline, alone);
+    for (int engine = 0; engine < ENGINE_COUNT; engine++)
+        ideal = fmax(ideal, alone[engine]);
+    double streams = wb_measured_ms("streams", WB_TRANSFERS);
+    if (one_stream_timeline.count == 0 || ideal <= 0 || streams < 0)
+        return;
+    wb_note("overlap (%s):", measured_on(data));
+    wb_note("  streams take %.4g ms, %.0f%% of the ideal %.4g ms: the busiest engine alone",
+            streams, 100.0 * streams / ideal, ideal);
+    wb_note("  (one-stream's spans: copy in %.4g ms, kernel %.4g ms, copy out %.4g ms)",
+            alone[COPY_IN], alone[COMPUTE], alone[COPY_OUT]);
+    if (data->device_info->emulated)
+        wb_note("  CPU emulation runs each stream's work at once, one stream after another:\n"
+                "  nothing overlaps here; only a GPU shows its engines at work together");
 }
 
 /* -- managed -- */
@@ -348,6 +509,8 @@ static void run_lucas_gpu(const wb_data *data)
 static long long vector_length(const wb_shape *shape) { return shape->n; }
 static long long one_value(const wb_shape *shape) { (void)shape; return 1; }
 
+/* one copy of x: 4 bytes per element over the link */
+static double one_vector(const wb_shape *shape) { return sizeof(float) * (double)shape->n; }
 /* x read, y written: 8 bytes per element through memory or over the link */
 static double two_vectors(const wb_shape *shape) { return 2.0 * sizeof(float) * shape->n; }
 static double polynomial_flops(const wb_shape *shape) { return 2.0 * degree * shape->n; }
@@ -372,10 +535,11 @@ static const wb_buffer vectors[] = {
      .tolerance = {.why = "Horner's rule, fused or not", .widen = polynomial_tolerance}},
 };
 
-/* One buffer sent to the GPU and back unchanged: what arrives is checked. */
-static const wb_buffer round_trip[] = {
-    {.name = "data", .type = WB_FLOAT, .role = WB_INOUT, .count = vector_length,
+/* x copied one way, landing in y: what arrives is checked. */
+static const wb_buffer copies[] = {
+    {.name = "x", .type = WB_FLOAT, .role = WB_INPUT, .count = vector_length,
      .low = -1, .high = 1},
+    {.name = "y", .type = WB_FLOAT, .role = WB_OUTPUT, .count = vector_length},
 };
 
 static const wb_buffer lucas_result[] = {
@@ -396,12 +560,17 @@ static const wb_variant chain_variants[] = {
 };
 
 static const wb_variant bandwidth_variants[] = {
-    {.name = "cpu", .description = "nothing to copy: the data is in host memory already",
-     .scope = WB_HOST, .run = run_nothing},
-    {.name = "pageable", .description = "to the GPU and back from malloc'd memory (staged)",
-     .scope = WB_END_TO_END, .run = run_nothing},
-    {.name = "pinned", .description = "to the GPU and back from cudaMallocHost memory (DMA)",
-     .scope = WB_END_TO_END, .run = run_nothing, .pinned_host = 1},
+    {.name = "cpu", .description = "memcpy within host memory: the reference",
+     .scope = WB_HOST, .run = run_host_copy},
+    {.name = "h2d", .description = "cudaMemcpy to the GPU from malloc'd memory (staged)",
+     .scope = WB_TRANSFERS, .run = run_copy_to_device, .outputs_on_device = 1},
+    {.name = "d2h", .description = "cudaMemcpy from the GPU to malloc'd memory (staged)",
+     .scope = WB_TRANSFERS, .run = run_copy_to_host},
+    {.name = "h2d-pinned", .description = "to the GPU from cudaMallocHost memory (DMA)",
+     .scope = WB_TRANSFERS, .run = run_copy_to_device, .pinned_host = 1,
+     .outputs_on_device = 1},
+    {.name = "d2h-pinned", .description = "from the GPU to cudaMallocHost memory (DMA)",
+     .scope = WB_TRANSFERS, .run = run_copy_to_host, .pinned_host = 1},
 };
 
 static const wb_variant intensity_variants[] = {
@@ -420,6 +589,8 @@ static const wb_variant overlap_variants[] = {
      .scope = WB_KERNEL | WB_END_TO_END, .run = run_polynomial_gpu, .pinned_host = 1},
     {.name = "streams", .description = "--chunks pieces over 4 streams, copies overlapping kernels",
      .scope = WB_TRANSFERS, .run = run_overlap_streams, .pinned_host = 1},
+    {.name = "one-stream", .description = "the same pieces in one stream: each engine alone",
+     .scope = WB_TRANSFERS, .run = run_overlap_one_stream, .pinned_host = 1},
 };
 
 static const wb_variant managed_variants[] = {
@@ -456,29 +627,31 @@ static const wb_option options[] = {
  * element keeps the grid below 2^31 - 1 blocks of 256. */
 #define VECTOR_LIMIT (1LL << 35)
 
-#define PART(part_, title_, variants_, buffers_, bytes_, flops_, prepare_)             \
+#define PART(part_, title_, variants_, buffers_, bytes_, flops_, prepare_, finish_)    \
     {.name = "lesson07", .title = title_, .rank = 1,                                    \
      .size_meaning = "elements per vector", .default_size = "1M",                       \
      .max_dimension = VECTOR_LIMIT, .max_elements = VECTOR_LIMIT,                       \
      .buffers = buffers_, .buffer_count = WB_COUNT(buffers_),                           \
      .variants = variants_, .variant_count = WB_COUNT(variants_),                       \
      .bytes = bytes_, .flops = flops_, .options = options,                              \
-     .option_count = WB_COUNT(options), .prepare = prepare_, .part = part_}
+     .option_count = WB_COUNT(options), .prepare = prepare_, .finish = finish_,         \
+     .part = part_}
 
 static const wb_lesson chain = PART("chain", "transfers, part chain: three element-wise steps",
-                                    chain_variants, vectors, two_vectors, chain_flops, NULL);
+                                    chain_variants, vectors, two_vectors, chain_flops, NULL, NULL);
 static const wb_lesson bandwidth =
-    PART("bandwidth", "transfers, part bandwidth: a round trip over the link, float32",
-         bandwidth_variants, round_trip, two_vectors, NULL, NULL);
+    PART("bandwidth", "transfers, part bandwidth: one copy over the link each way, float32",
+         bandwidth_variants, copies, one_vector, NULL, prepare_bandwidth, note_latency);
 static const wb_lesson intensity =
     PART("intensity", "transfers, part intensity: a polynomial of --degree per element",
-         intensity_variants, vectors, two_vectors, polynomial_flops, NULL);
+         intensity_variants, vectors, two_vectors, polynomial_flops, NULL, note_break_even);
 static const wb_lesson overlap =
     PART("overlap", "transfers, part overlap: copies and kernels in chunks on streams",
-         overlap_variants, vectors, two_vectors, polynomial_flops, prepare_overlap);
+         overlap_variants, vectors, two_vectors, polynomial_flops, prepare_overlap,
+         note_overlap);
 static const wb_lesson managed =
     PART("managed", "transfers, part managed: cudaMallocManaged, with and without prefetch",
-         managed_variants, vectors, two_vectors, polynomial_flops, prepare_managed);
+         managed_variants, vectors, two_vectors, polynomial_flops, prepare_managed, NULL);
 /* -n is the index: L(n) for n up to 46, the last that fits 32 bits */
 static const wb_lesson lucas_part = {
     .name = "lesson07", .title = "transfers, part lucas: L(n) by recursion, one thread",
