@@ -153,6 +153,34 @@ run_in_every_order() {
     run_in_every_order runtime_api
 }
 
+@test "a failed device assert names file, line, block and thread, and leaves cudaErrorAssert for every later call" {
+    local line host_line
+    line=$(line_of "$REPO/tests/emu/device_assert.cu" "fails for element 69")
+    host_line=$(line_of "$REPO/tests/emu/device_assert.cu" "assert(argc == 1)")
+    built device_assert
+    for order in forward reverse random:12345; do
+        CUDA_EMU_ORDER=$order run --separate-stderr "$BIN/device_assert"
+        assert_success
+        assert_output "cudaDeviceSynchronize: cudaErrorAssert (device-side assert triggered)
+cudaGetLastError: cudaErrorAssert
+cudaGetLastError again: cudaErrorAssert
+cudaMemcpy: cudaErrorAssert
+cudaMalloc: cudaErrorAssert
+another launch: cudaErrorAssert
+cudaDeviceReset: cudaSuccess
+negatives counted with NDEBUG: 1
+PASS device_assert"
+        # CUDA's wording; the function as the host compiler spells it (g++ and clang++ differ)
+        [[ "$stderr" =~ ^"tests/emu/device_assert.cu:$line: void check_positive(const int"" "?"*, int"" "?"*): block: [1,0,0], thread: [5,0,0] Assertion \`values[i] >= 0\` failed."$ ]] ||
+            fail "stderr: $stderr"
+    done
+    # In host code, the C library's behaviour: its message, then abort (SIGABRT: status 134).
+    run --separate-stderr "$BIN/device_assert" host
+    assert_failure 134
+    [[ "$stderr" == "device_assert: tests/emu/device_assert.cu:$host_line: void host_check(int): Assertion \`argc == 1' failed." ]] ||
+        fail "stderr: $stderr"
+}
+
 @test "one worker thread gives the same results as many" {
     for name in reduce_shared atomics warp_shuffle; do
         built "$name"

@@ -11,6 +11,7 @@
 //     limits of an A100 (compute capability 8.0), so occupancy arithmetic in the course gives
 //     textbook numbers.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,7 @@ namespace cuda_emu {
 namespace {
 
 thread_local cudaError_t last_error = cudaSuccess;  // per host thread, as in CUDA
+std::atomic<cudaError_t> device_failure{cudaSuccess};  // for every host thread: the device's
 
 cudaError_t fail(cudaError_t error) {
     set_last_error(error);
@@ -86,6 +88,7 @@ const Allocation* find_allocation(const void* ptr, size_t count) {
 }
 
 cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int line) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (!ptr) return fail(cudaErrorInvalidValue);
     bool guard = settings().guard && kind != Kind::pinned_host;
     void* memory = guard ? guarded_alloc(size, file, line) : aligned_alloc(256, (size + 255) / 256 * 256);
@@ -104,6 +107,7 @@ cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int l
 }
 
 cudaError_t release(void* ptr, bool host_kind) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (!ptr) return cudaSuccess;
     Allocation found;
     {
@@ -147,10 +151,17 @@ void set_last_error(cudaError_t error) {
     if (error != cudaSuccess) last_error = error;
 }
 
+void fail_device(cudaError_t error) {
+    device_failure.store(error);
+    set_last_error(error);
+}
+cudaError_t device_error() { return device_failure.load(std::memory_order_relaxed); }
+
 size_t dynamic_shared_limit() { return raised_shared_limit; }
 
 cudaError_t copy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count,
                         size_t offset, bool to_symbol) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (offset > symbol_size || count > symbol_size - offset) return fail(cudaErrorInvalidValue);
     if (to_symbol)
         memcpy((char*)symbol + offset, buffer, count);
@@ -172,12 +183,16 @@ using namespace cuda_emu;
 extern "C" {
 
 // ---- Errors ---------------------------------------------------------------------------------------
+// A failed device cannot be cleared by reading its error: only cudaDeviceReset clears it.
+cudaError_t cudaPeekAtLastError(void) {
+    cudaError_t failure = device_error();
+    return failure != cudaSuccess ? failure : cuda_emu::last_error;
+}
 cudaError_t cudaGetLastError(void) {
-    cudaError_t e = cuda_emu::last_error;
+    cudaError_t e = cudaPeekAtLastError();
     cuda_emu::last_error = cudaSuccess;
     return e;
 }
-cudaError_t cudaPeekAtLastError(void) { return cuda_emu::last_error; }
 
 namespace {
 struct ErrorText {
@@ -243,8 +258,18 @@ cudaError_t cudaGetDevice(int* device) {
     return cudaSuccess;
 }
 cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }  // launches are synchronous
-cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+// Launches are synchronous: there is nothing to wait for, only a failure to report.
+cudaError_t cudaDeviceSynchronize(void) {
+    if (cudaError_t failure = device_error()) return fail(failure);
+    return cudaSuccess;
+}
+// A new start for the device, which clears a failure (allocations are not freed: the emulator
+// cannot tell which the program will still read as host memory).
+cudaError_t cudaDeviceReset(void) {
+    device_failure.store(cudaSuccess);
+    last_error = cudaSuccess;
+    return cudaSuccess;
+}
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
 cudaError_t cudaDriverGetVersion(int* version) {
     if (!version) return fail(cudaErrorInvalidValue);
@@ -391,6 +416,7 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (count == 0) return cudaSuccess;
     if (!dst || !src) return fail(cudaErrorInvalidValue);
     if ((unsigned)kind > cudaMemcpyDefault) return fail(cudaErrorInvalidMemcpyDirection);
@@ -416,6 +442,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
     return cudaSuccess;
 }
 cudaError_t cudaMemset(void* ptr, int value, size_t count) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (count == 0) return cudaSuccess;
     if (!device_range_ok(ptr, count)) return fail(cudaErrorInvalidValue);
     memset(ptr, value, count);
@@ -436,6 +463,7 @@ cudaError_t cudaMemAdvise(const void*, size_t, enum cudaMemoryAdvise, struct cud
 // Work runs when it is issued, so a stream only has to exist; an event only keeps a time.
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (!stream) return fail(cudaErrorInvalidValue);
     *stream = reinterpret_cast<cudaStream_t>(new char(0));
     return cudaSuccess;
@@ -444,7 +472,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     delete reinterpret_cast<char*>(stream);
     return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaDeviceSynchronize(); }
 cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* user_data) {
     if (!fn) return fail(cudaErrorInvalidValue);
     fn(user_data);
@@ -461,16 +489,19 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { retur
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (!event) return fail(cudaErrorInvalidValue);
     *event = reinterpret_cast<cudaEvent_t>(new Timing{0, false});
     return cudaSuccess;
 }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (!event) return fail(cudaErrorInvalidResourceHandle);
     *reinterpret_cast<Timing*>(event) = Timing{now_ms(), true};
     return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     return event ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }

@@ -74,6 +74,10 @@ constexpr size_t default_shared_per_block = 48 * 1024;
 constexpr size_t optin_shared_per_block = 163 * 1024;
 size_t dynamic_shared_limit();
 void set_last_error(cudaError_t error);
+// A failed device assert leaves the device failed until cudaDeviceReset, as a GPU's context is:
+// from then on the calls that use it return that error, not only the next one.
+void fail_device(cudaError_t error);
+cudaError_t device_error();
 
 // ---- emucc --sanitize (sanitize.cpp) ------------------------------------------------------------
 // What the checks need to know of the running block; the scheduler keeps it up to date (plain

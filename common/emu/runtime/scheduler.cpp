@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -90,7 +91,11 @@ struct Block {
     Stack* starting_stack;
     uint64_t rng;
     std::vector<Stack*> free_stacks;
+    std::vector<Stack*> all_stacks;  // every stack made, to take back those an abort abandons
     unsigned stacks_made;
+    // Where a failed device assert jumps to end the block: the worker's own stack, in run_block
+    // (a __builtin_setjmp buffer: five words).
+    void* abort_jump[5];
 };
 
 struct Worker {
@@ -144,7 +149,9 @@ Stack* acquire_stack(Block* b) {
     // them over all sets ("cache colouring").
     constexpr size_t cache_line = 64;
     size_t colour = (b->stacks_made++ % (page / cache_line)) * cache_line;
-    return new Stack{memory + page, size - colour};
+    Stack* s = new Stack{memory + page, size - colour};
+    b->all_stacks.push_back(s);
+    return s;
 }
 
 void release_stack(Block* b, Stack* s) { b->free_stacks.push_back(s); }
@@ -519,6 +526,16 @@ void setup_block_shape(Block* b, const Grid& grid) {
     gridDim = uint3{grid.config.grid.x, grid.config.grid.y, grid.config.grid.z};
 }
 
+// Runs the block's threads; false when a failed device assert ended the block first. The
+// assert jumps back here from whichever stack it ran on, dropping the frames of every thread of
+// the block at once, as a GPU stops all threads of a kernel that asserts. (__builtin_setjmp, not
+// setjmp: the C library's longjmp refuses to jump from one stack to another.)
+__attribute__((noinline)) bool run_threads_to_end(Block* b) {
+    if (__builtin_setjmp(b->abort_jump)) return false;
+    run_threads(b, nullptr);
+    return true;
+}
+
 void run_block(Worker* w, const Grid& grid, uint64_t linear) {
     Block* b = &w->block;
     dim3 g = grid.config.grid;
@@ -538,7 +555,8 @@ void run_block(Worker* w, const Grid& grid, uint64_t linear) {
         std::memset(dynamic_shared_base, 0xff, grid.config.shared_bytes);
     sanitize_state.in_block = sanitize_enabled;
     if (sanitize_enabled) sanitize_block_start(dynamic_shared_base, grid.config.shared_bytes);
-    run_threads(b, nullptr);
+    // After an assert, no thread lives on any stack the block made.
+    if (!run_threads_to_end(b)) b->free_stacks = b->all_stacks;
     if (sanitize_state.in_block) sanitize_block_end();
     sanitize_state.in_block = false;
     note_progress();
@@ -562,6 +580,7 @@ void run_blocks(Worker* w, Grid& grid) {
     inside_block = true;
     watchdog_track(true);
     for (;;) {
+        if (device_error() != cudaSuccess) break;  // a block asserted: the launch is over
         uint64_t first = grid.next_block.fetch_add(grid.chunk, std::memory_order_relaxed);
         if (first >= grid.block_count) break;
         uint64_t last = std::min(first + grid.chunk, grid.block_count);
@@ -656,7 +675,8 @@ void run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(
               void* closure) {
     if (inside_block) fatal("kernel %s launched from inside a kernel: dynamic parallelism is not emulated",
                             kernel_name);
-    cudaError_t error = check_config(config);
+    cudaError_t error = device_error();
+    if (error == cudaSuccess) error = check_config(config);
     if (error != cudaSuccess) {
         set_last_error(error);
         return;
@@ -675,6 +695,27 @@ void run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(
 }
 
 }  // namespace cuda_emu
+
+// ---- assert() in kernels --------------------------------------------------------------------------
+// <assert.h> turns a failed assert into a call of the C library's __assert_fail; this definition,
+// linked into the program, takes the place of glibc's. In a kernel it does what a GPU does: print
+// the place, the block and the thread, end the launch, and leave the device failed with
+// cudaErrorAssert, while the host program runs on. In host code it does what glibc's does.
+extern "C" [[noreturn]] void __assert_fail(const char* assertion, const char* file,
+                                           unsigned int line, const char* function) noexcept {
+    using namespace cuda_emu;
+    if (!inside_block) {
+        fprintf(stderr, "%s: %s:%u: %s%sAssertion `%s' failed.\n", program_invocation_short_name,
+                file, line, function ? function : "", function ? ": " : "", assertion);
+        abort();
+    }
+    // CUDA's own wording, so the message reads as it does on a GPU.
+    fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
+            file, line, function ? function : "", blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
+            threadIdx.y, threadIdx.z, assertion);
+    fail_device(cudaErrorAssert);
+    __builtin_longjmp(this_worker->block.abort_jump, 1);
+}
 
 // ---- Portable context switch for CPUs switch.S does not cover ------------------------------------
 #if !defined(__x86_64__) && !defined(__aarch64__)
