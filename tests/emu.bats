@@ -121,6 +121,33 @@ run_in_every_order() {
     run_in_every_order cooperative_groups
 }
 
+@test "a tile's shuffles move a double2, a float3 and a 32-byte struct; reduce takes such a struct" {
+    run_in_every_order shuffle_large
+}
+
+@test "the shuffle intrinsics refuse values over 8 bytes and a tile's shfl over 32, as CUDA's do" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >intrinsic.cu <<'EOF'
+__global__ void k(double2* p) { p[threadIdx.x] = __shfl_sync(0xffffffffu, p[threadIdx.x], 0); }
+int main() { return 0; }
+EOF
+    run "$EMUCC" -c intrinsic.cu -o intrinsic.o
+    assert_failure
+    assert_output --partial "shuffle intrinsics take built-in types of at most 8 bytes, as in CUDA"
+    cat >tile.cu <<'EOF'
+#include <cooperative_groups.h>
+struct Big { double d[5]; };
+__global__ void k(Big* p) {
+    auto tile = cooperative_groups::tiled_partition<32>(cooperative_groups::this_thread_block());
+    p[threadIdx.x] = tile.shfl(p[threadIdx.x], 0);
+}
+int main() { return 0; }
+EOF
+    run "$EMUCC" -c tile.cu -o tile.o
+    assert_failure
+    assert_output --partial "a tile's shfl moves values of at most 32 bytes, as in CUDA"
+}
+
 @test "code written for NVIDIA's headers finds their include guards, compute mode and profiler calls" {
     run_in_every_order toolkit_headers
 }

@@ -84,7 +84,9 @@ unsigned active_mask();
 template <class T>
 T warp_shuffle(const char* file, int line, int op, unsigned mask, T value, int arg,
                int width = 32) {
-    static_assert(sizeof(T) <= 8, "the emulator shuffles values of at most 8 bytes");
+    static_assert(sizeof(T) <= 8,
+                  "__shfl_sync and the other shuffle intrinsics take built-in types of at most 8 "
+                  "bytes, as in CUDA; a cooperative_groups tile's shfl moves larger values");
     uint64_t bits = 0;
     std::memcpy(&bits, &value, sizeof(T));
     bits = warp_barrier(file, line, op, mask, bits, arg, width);
