@@ -148,6 +148,31 @@ EOF
     assert_output --partial "a tile's shfl moves values of at most 32 bytes, as in CUDA"
 }
 
+@test "a cooperative launch fills the device, grid.sync() orders the steps of a stencil across blocks" {
+    built grid_sync
+    # the emulated device has one multiprocessor per worker, each holding 16 blocks of 128 threads
+    for workers in 1 2 3; do
+        for order in forward reverse random:12345; do
+            CUDA_EMU_WORKERS=$workers CUDA_EMU_ORDER=$order run "$BIN/grid_sync"
+            assert_success
+            assert_output "$((workers * 16)) blocks of 128 threads
+PASS grid_sync"
+        done
+    done
+}
+
+@test "grid.sync() that some blocks never reach is a deadlock; in a <<<>>> launch it is refused" {
+    local line
+    line=$(line_of "$REPO/tests/emu/bug_grid_sync.cu" "the grid-wide barrier the returned blocks miss")
+    built bug_grid_sync
+    run timeout 20 "$BIN/bug_grid_sync"
+    assert_failure 1
+    assert_output --partial "cuda-emu: deadlock in kernel launched by cudaLaunchCooperativeKernel: 2 block(s) wait at grid.sync() at tests/emu/bug_grid_sync.cu:$line, and 2 block(s) returned from the kernel without reaching it."
+    run timeout 20 "$BIN/bug_grid_sync" plain
+    assert_failure 1
+    assert_output --partial "cuda-emu: grid.sync() in kernel shift_left, which was launched with <<<...>>>"
+}
+
 @test "code written for NVIDIA's headers finds their include guards, compute mode and profiler calls" {
     run_in_every_order toolkit_headers
 }

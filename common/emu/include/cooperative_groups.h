@@ -4,8 +4,8 @@
 // within a warp (tiled_partition), the lanes running together (coalesced_threads) and the grid
 // (this_grid). Each is a thin layer over what the emulator already has: a block's sync() is
 // __syncthreads(), a tile's operations are the warp operations (__shfl_sync, __ballot_sync, ...)
-// with the tile's lanes as their mask. What is missing: grid.sync() (it needs a cooperative
-// launch, which the emulator does not do) and memcpy_async.
+// with the tile's lanes as their mask, the grid's sync() a __syncthreads() after which the block
+// waits for the others (runtime/scheduler.cpp). What is missing: memcpy_async.
 #pragma once
 
 #include <type_traits>
@@ -109,9 +109,16 @@ thread_block_tile<Size> tiled_partition(const Parent&) {
     return thread_block_tile<Size>();
 }
 
-// The whole grid. size() and thread_rank() count threads across all blocks.
+// The whole grid. size() and thread_rank() count threads across all blocks. sync() is a barrier
+// for every thread of the grid; it needs a launch by cudaLaunchCooperativeKernel, which runs all
+// blocks at once (is_valid() tells).
 class grid_group {
 public:
+    // The caller's file and line, for reports of threads that wait at different barriers.
+    void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+        ::cuda_emu::block_barrier(file, line, ::cuda_emu::GRID_SYNC, 1);
+    }
+    bool is_valid() const { return ::cuda_emu::cooperative_launch(); }
     unsigned long long size() const {
         return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * details::block_threads();
     }
@@ -124,8 +131,8 @@ public:
     unsigned long long block_rank() const { return thread_rank() / details::block_threads(); }
     unsigned long long num_blocks() const { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z; }
     dim3 group_dim() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
-    // Valid only in a kernel started with cudaLaunchCooperativeKernel, which is not emulated.
-    bool is_valid() const { return false; }
+    dim3 dim_blocks() const { return group_dim(); }
+    dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
 };
 
 inline grid_group this_grid() { return grid_group(); }

@@ -159,6 +159,16 @@ cudaError_t device_error() { return device_failure.load(std::memory_order_relaxe
 
 size_t dynamic_shared_limit() { return raised_shared_limit; }
 
+int resident_blocks_per_sm(int block_size, size_t dynamic_smem) {
+    if (block_size <= 0 || block_size > max_threads_per_block || dynamic_smem > optin_shared_per_block)
+        return 0;
+    int warps = (block_size + 31) / 32;
+    int by_threads = threads_per_sm / (warps * 32);
+    int by_registers = registers_per_sm / (warps * 32 * assumed_registers_per_thread);
+    int by_shared = (int)(shared_per_sm / (dynamic_smem + reserved_shared_per_block));
+    return std::min({blocks_per_sm, by_threads, by_registers, by_shared});
+}
+
 cudaError_t copy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count,
                         size_t offset, bool to_symbol) {
     if (cudaError_t failure = device_error()) return fail(failure);
@@ -318,7 +328,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->maxBlocksPerMultiProcessor = blocks_per_sm;
     prop->managedMemory = 1;
     prop->concurrentManagedAccess = 1;
-    prop->cooperativeLaunch = 0;
+    prop->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel and grid.sync() work
     return cudaSuccess;
 }
 
@@ -552,15 +562,7 @@ cudaError_t cudaFuncSetCacheConfig(const void*, enum cudaFuncCache) { return cud
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, const void* func,
                                                           int block_size, size_t dynamic_smem) {
     if (!num_blocks || !func || block_size <= 0) return fail(cudaErrorInvalidValue);
-    if (block_size > max_threads_per_block || dynamic_smem > optin_shared_per_block) {
-        *num_blocks = 0;
-        return cudaSuccess;
-    }
-    int warps = (block_size + 31) / 32;
-    int by_threads = threads_per_sm / (warps * 32);
-    int by_registers = registers_per_sm / (warps * 32 * assumed_registers_per_thread);
-    int by_shared = (int)(shared_per_sm / (dynamic_smem + reserved_shared_per_block));
-    *num_blocks = std::min({blocks_per_sm, by_threads, by_registers, by_shared});
+    *num_blocks = resident_blocks_per_sm(block_size, dynamic_smem);
     return cudaSuccess;
 }
 

@@ -73,6 +73,9 @@ constexpr int max_block_dim_z = 64;
 constexpr size_t default_shared_per_block = 48 * 1024;
 constexpr size_t optin_shared_per_block = 163 * 1024;
 size_t dynamic_shared_limit();
+// Blocks of this many threads and bytes of dynamic shared memory a multiprocessor holds at once,
+// by the occupancy model of runtime/api.cpp; the emulated device has one per worker thread.
+int resident_blocks_per_sm(int block_size, size_t dynamic_shared_bytes);
 void set_last_error(cudaError_t error);
 // A failed device assert leaves the device failed until cudaDeviceReset, as a GPU's context is:
 // from then on the calls that use it return that error, not only the next one.

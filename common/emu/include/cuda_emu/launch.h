@@ -25,6 +25,7 @@ struct LaunchConfig {
     dim3 block;
     size_t shared_bytes;
     cudaStream_t stream;
+    bool cooperative;  // by cudaLaunchCooperativeKernel: all blocks at once, grid.sync() allowed
 };
 
 inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaStream_t stream = 0) {
@@ -32,22 +33,22 @@ inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaS
 }
 
 // Runs body(closure) once per thread of every block (runtime/scheduler.cpp). A bad configuration
-// is recorded for cudaGetLastError and nothing runs, as on a GPU.
-void run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(void*),
-              void* closure);
+// is recorded for cudaGetLastError and returned, and nothing runs, as on a GPU.
+cudaError_t run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(void*),
+                     void* closure);
 
 // When set, run_grid calls it with each valid launch's configuration before the launch runs:
 // common/workbook.cu records launches there to warn about grids that under-fill the device.
 extern void (*launch_observer)(const LaunchConfig& config, const char* kernel_name);
 
 template <class Kernel, class... Args>
-void launch(const LaunchConfig& config, const char* kernel_name, Kernel&& kernel, Args&&... args) {
+cudaError_t launch(const LaunchConfig& config, const char* kernel_name, Kernel&& kernel, Args&&... args) {
     struct Closure {
         Kernel* kernel;
         std::tuple<std::decay_t<Args>...> params;
     };
     Closure closure{&kernel, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
-    run_grid(config, kernel_name,
+    return run_grid(config, kernel_name,
              [](void* p) {
                  Closure* c = static_cast<Closure*>(p);
                  std::apply(*c->kernel, c->params);
@@ -55,4 +56,48 @@ void launch(const LaunchConfig& config, const char* kernel_name, Kernel&& kernel
              &closure);
 }
 
+template <class... Params>
+constexpr std::size_t parameter_count(void (*)(Params...)) { return sizeof...(Params); }
+
+// cudaLaunchKernel and cudaLaunchCooperativeKernel: args[i] points to the i-th argument. Reading
+// them needs the kernel's parameter types, which the kernel's own type carries.
+template <class... Params, std::size_t... I>
+cudaError_t launch_from_pointers(void (*kernel)(Params...), const LaunchConfig& config, void** args,
+                                 const char* how, std::index_sequence<I...>) {
+    return launch(config, how, [kernel](auto&&... cuda_emu_args) { kernel(cuda_emu_args...); },
+                  *static_cast<std::decay_t<Params>*>(args[I])...);
+}
+
+template <class T>
+cudaError_t launch_kernel(T* kernel, const LaunchConfig& config, void** args, const char* how) {
+    static_assert(std::is_function<T>::value,
+                  "the emulator calls the kernel with its own type: pass the kernel itself, as in "
+                  "cudaLaunchCooperativeKernel(kernel, ...), not (void*)kernel, whose parameter "
+                  "types are lost");
+    if constexpr (std::is_function<T>::value) {
+        constexpr std::size_t count = parameter_count(static_cast<T*>(nullptr));
+        if (count > 0 && !args) return cudaErrorInvalidValue;
+        return launch_from_pointers(kernel, config, args, how, std::make_index_sequence<count>());
+    } else {
+        return cudaErrorInvalidDeviceFunction;
+    }
+}
+
 }  // namespace cuda_emu
+
+// As CUDA's C++ overloads, both take the kernel itself (T is its function type); a bad launch also
+// leaves its error for cudaGetLastError.
+template <class T>
+cudaError_t cudaLaunchKernel(T* kernel, dim3 grid, dim3 block, void** args,
+                             size_t shared_bytes = 0, cudaStream_t stream = 0) {
+    return ::cuda_emu::launch_kernel(kernel, {grid, block, shared_bytes, stream, false}, args,
+                                     "launched by cudaLaunchKernel");
+}
+// All blocks of the grid run at once, so that the kernel may wait at grid.sync() (cooperative
+// groups); a grid larger than the device holds at once fails with cudaErrorCooperativeLaunchTooLarge.
+template <class T>
+cudaError_t cudaLaunchCooperativeKernel(T* kernel, dim3 grid, dim3 block, void** args,
+                                        size_t shared_bytes = 0, cudaStream_t stream = 0) {
+    return ::cuda_emu::launch_kernel(kernel, {grid, block, shared_bytes, stream, true}, args,
+                                     "launched by cudaLaunchCooperativeKernel");
+}
