@@ -173,6 +173,63 @@ PASS grid_sync"
     assert_output --partial "cuda-emu: grid.sync() in kernel shift_left, which was launched with <<<...>>>"
 }
 
+@test "texture objects fetch by the CUDA programming guide's rules: filtering, address modes, normalized reads" {
+    local expected="linear float tex1Dfetch 0 3 7 -1 8: 0 4.5 10.5 0 0
+uchar normalized 0 51 255 128: 0 0.2 1 0.5019608
+short normalized -32768 32767 -16384 1000: -1 1 -0.5000153 0.03051851
+point clamp -3 0.5 1.99 3.5 9: 10 10 20 40 40
+linear clamp 0.5 1 1.25 0 4.5 2.253: 10 15 17.5 10 40 27.53906
+normalized wrap 1.125 -0.125 0.375: 10 40 20
+normalized mirror 1.125 -0.125 0.375: 40 10 20
+normalized border 1.125 -0.125 0.375: 99 99 20
+linear wrap at 0 and 1: 25 25
+linear clamp at 0 and 1: 10 40
+linear border at 0 and 1: 5 20
+pitch2D linear (1,1) (2.25,1.5) (-5,10) (3.5,2.5): 5.5 11.75 20 23
+uchar4 normalized at (0,0): 1 0 0.2 0.5019608
+uchar4 linear at the centre: 0.2656863 0.02745098 0.08921569 0.1764706
+uchar4 elements at (1,1): 10 20 30 40
+PASS textures"
+    built textures
+    for order in forward reverse random:12345; do
+        CUDA_EMU_ORDER=$order run "$BIN/textures"
+        assert_success
+        assert_output "$expected"
+    done
+}
+
+@test "texture objects refuse what the texture unit cannot do: linear filtering of integers, 3 channels" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >refuse.cu <<'EOF'
+#include <cstdio>
+#include <cstring>
+int main() {
+    cudaChannelFormatDesc ints = cudaCreateChannelDesc<int>(), three = cudaCreateChannelDesc(32, 32, 32, 0, cudaChannelFormatKindFloat);
+    cudaArray_t array, bad = nullptr;
+    cudaMallocArray(&array, &ints, 4);
+    printf("3 channels: %s\n", cudaGetErrorName(cudaMallocArray(&bad, &three, 4)));
+    cudaResourceDesc resource;
+    memset(&resource, 0, sizeof resource);
+    resource.resType = cudaResourceTypeArray;
+    resource.res.array.array = array;
+    cudaTextureDesc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.filterMode = cudaFilterModeLinear;
+    cudaTextureObject_t texture;
+    printf("linear ints: %s\n", cudaGetErrorName(cudaCreateTextureObject(&texture, &resource, &desc, nullptr)));
+    printf("last error: %s\n", cudaGetErrorName(cudaGetLastError()));
+    return cudaFreeArray(array);
+}
+EOF
+    run "$EMUCC" -o refuse refuse.cu
+    assert_success
+    run ./refuse
+    assert_success
+    assert_output "3 channels: cudaErrorInvalidChannelDescriptor
+linear ints: cudaErrorInvalidValue
+last error: cudaErrorInvalidValue"
+}
+
 @test "code written for NVIDIA's headers finds their include guards, compute mode and profiler calls" {
     run_in_every_order toolkit_headers
 }

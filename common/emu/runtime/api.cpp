@@ -128,13 +128,6 @@ cudaError_t release(void* ptr, bool host_kind) {
     return cudaSuccess;
 }
 
-// A device-side pointer must lie, with all `count` bytes, inside one live device allocation.
-bool device_range_ok(const void* ptr, size_t count) {
-    std::lock_guard<std::mutex> lock(allocations_mutex);
-    const Allocation* a = find_allocation(ptr, count);
-    return a && a->kind != Kind::pinned_host;
-}
-
 struct Timing {
     double ms;
     bool recorded;
@@ -146,6 +139,12 @@ double now_ms() {
 }
 
 }  // namespace
+
+bool device_range_ok(const void* ptr, size_t count) {
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    const Allocation* a = find_allocation(ptr, count);
+    return a && a->kind != Kind::pinned_host;
+}
 
 void set_last_error(cudaError_t error) {
     if (error != cudaSuccess) last_error = error;
@@ -220,6 +219,8 @@ const ErrorText error_texts[] = {
     {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
     {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
     {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer", "invalid host pointer"},
+    {cudaErrorInvalidTexture, "cudaErrorInvalidTexture", "invalid texture reference"},
+    {cudaErrorInvalidChannelDescriptor, "cudaErrorInvalidChannelDescriptor", "invalid channel descriptor"},
     {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
     {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
     {cudaErrorNotYetImplemented, "cudaErrorNotYetImplemented", "function not yet implemented"},
@@ -235,6 +236,7 @@ const ErrorText error_texts[] = {
     {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"},
     {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
     {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"},
     {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},

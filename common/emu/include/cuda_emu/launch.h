@@ -29,7 +29,7 @@ struct LaunchConfig {
 };
 
 inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaStream_t stream = 0) {
-    return LaunchConfig{grid, block, shared_bytes, stream};
+    return LaunchConfig{grid, block, shared_bytes, stream, false};
 }
 
 // Runs body(closure) once per thread of every block (runtime/scheduler.cpp). A bad configuration
