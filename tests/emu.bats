@@ -43,13 +43,13 @@ line_of() {  # line_of FILE TEXT: the line number where TEXT first appears
     grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1
 }
 
-run_in_every_order() {
+run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected, "PASS NAME" if not given
     local name=$1
     built "$name"
     for order in forward reverse random:12345; do
         CUDA_EMU_ORDER=$order run "$BIN/$name"
         assert_success
-        assert_output "PASS $name"
+        assert_output "${2:-PASS $name}"
     done
 }
 
@@ -149,15 +149,10 @@ EOF
 }
 
 @test "a cooperative launch fills the device, grid.sync() orders the steps of a stencil across blocks" {
-    built grid_sync
     # the emulated device has one multiprocessor per worker, each holding 16 blocks of 128 threads
     for workers in 1 2 3; do
-        for order in forward reverse random:12345; do
-            CUDA_EMU_WORKERS=$workers CUDA_EMU_ORDER=$order run "$BIN/grid_sync"
-            assert_success
-            assert_output "$((workers * 16)) blocks of 128 threads
+        CUDA_EMU_WORKERS=$workers run_in_every_order grid_sync "$((workers * 16)) blocks of 128 threads
 PASS grid_sync"
-        done
     done
 }
 
@@ -190,12 +185,7 @@ uchar4 normalized at (0,0): 1 0 0.2 0.5019608
 uchar4 linear at the centre: 0.2656863 0.02745098 0.08921569 0.1764706
 uchar4 elements at (1,1): 10 20 30 40
 PASS textures"
-    built textures
-    for order in forward reverse random:12345; do
-        CUDA_EMU_ORDER=$order run "$BIN/textures"
-        assert_success
-        assert_output "$expected"
-    done
+    run_in_every_order textures "$expected"
 }
 
 @test "texture objects refuse what the texture unit cannot do: linear filtering of integers, 3 channels" {

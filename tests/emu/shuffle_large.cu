@@ -30,7 +30,7 @@ struct Results {
     Wide largest;        // cg::reduce over the tile of 8: the largest sum
 };
 
-__device__ Wide wide_of(int t) {
+__host__ __device__ Wide wide_of(int t) {
     Wide w;
     w.sum = t * 1.5 + 0.25;
     w.lane = t;
@@ -61,15 +61,6 @@ static bool same_wide(const Wide& a, const Wide& b) {
     return same;
 }
 
-static Wide host_wide(int t) {
-    Wide w;
-    w.sum = t * 1.5 + 0.25;
-    w.lane = t;
-    for (int k = 0; k < 6; k++) w.tag[k] = (short)(t * 10 + k);
-    w.id = (long long)t << 40 | 0x1234;
-    return w;
-}
-
 int main() {
     constexpr int blocks = 2, n = blocks * threads;
     Results* d_out;
@@ -91,9 +82,9 @@ int main() {
         EXPECT(r.down.x == down && r.down.y == 2.0f * down && r.down.z == 3.0f * down,
                "shfl_down of a float3 at %d: (%g, %g, %g), expected from %d", i, r.down.x, r.down.y,
                r.down.z, down);
-        EXPECT(same_wide(r.xored, host_wide(t ^ 5)), "shfl_xor of a 32-byte struct at %d: lane %d, sum %g",
+        EXPECT(same_wide(r.xored, wide_of(t ^ 5)), "shfl_xor of a 32-byte struct at %d: lane %d, sum %g",
                i, r.xored.lane, r.xored.sum);
-        EXPECT(same_wide(r.largest, host_wide(tile_last)), "reduce of a 32-byte struct at %d: lane %d", i,
+        EXPECT(same_wide(r.largest, wide_of(tile_last)), "reduce of a 32-byte struct at %d: lane %d", i,
                r.largest.lane);
     }
     return pass(test_name);

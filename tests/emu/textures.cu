@@ -31,42 +31,20 @@ __global__ void fetch_2d_uchar4(cudaTextureObject_t texture, float x, float y, u
     tex2D(out, texture, x, y);  // the form that returns through a pointer
 }
 
-static float* d_out;
-static float h_out[max_fetches];
-
-// Runs fetch_1d or fetch_2d over the coordinates and prints "label: value value ...".
-static void show_1d(const char* label, cudaTextureObject_t texture, const float* x, int count) {
-    float* d_x;
-    CHECK(cudaMalloc(&d_x, count * sizeof(float)));
-    CHECK(cudaMemcpy(d_x, x, count * sizeof(float), cudaMemcpyHostToDevice));
-    fetch_1d<<<1, max_fetches>>>(texture, d_x, count, d_out);
+// Runs one of the first three kernels over the coordinates and prints "label: value value ...".
+template <class Coordinate>
+static void show(const char* label, void (*fetch)(cudaTextureObject_t, const Coordinate*, int, float*),
+                 cudaTextureObject_t texture, const Coordinate* at, int count) {
+    Coordinate* d_at;
+    float *d_out, h_out[max_fetches];
+    CHECK(cudaMalloc(&d_at, count * sizeof(Coordinate)));
+    CHECK(cudaMalloc(&d_out, count * sizeof(float)));
+    CHECK(cudaMemcpy(d_at, at, count * sizeof(Coordinate), cudaMemcpyHostToDevice));
+    fetch<<<1, max_fetches>>>(texture, d_at, count, d_out);
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(h_out, d_out, count * sizeof(float), cudaMemcpyDeviceToHost));
-    CHECK(cudaFree(d_x));
-    printf("%s:", label);
-    for (int k = 0; k < count; k++) printf(" %.7g", h_out[k]);
-    printf("\n");
-}
-static void show_index(const char* label, cudaTextureObject_t texture, const int* i, int count) {
-    int* d_i;
-    CHECK(cudaMalloc(&d_i, count * sizeof(int)));
-    CHECK(cudaMemcpy(d_i, i, count * sizeof(int), cudaMemcpyHostToDevice));
-    fetch_index<<<1, max_fetches>>>(texture, d_i, count, d_out);
-    CHECK(cudaGetLastError());
-    CHECK(cudaMemcpy(h_out, d_out, count * sizeof(float), cudaMemcpyDeviceToHost));
-    CHECK(cudaFree(d_i));
-    printf("%s:", label);
-    for (int k = 0; k < count; k++) printf(" %.7g", h_out[k]);
-    printf("\n");
-}
-static void show_2d(const char* label, cudaTextureObject_t texture, const float2* xy, int count) {
-    float2* d_xy;
-    CHECK(cudaMalloc(&d_xy, count * sizeof(float2)));
-    CHECK(cudaMemcpy(d_xy, xy, count * sizeof(float2), cudaMemcpyHostToDevice));
-    fetch_2d<<<1, max_fetches>>>(texture, d_xy, count, d_out);
-    CHECK(cudaGetLastError());
-    CHECK(cudaMemcpy(h_out, d_out, count * sizeof(float), cudaMemcpyDeviceToHost));
-    CHECK(cudaFree(d_xy));
+    CHECK(cudaFree(d_at));
+    CHECK(cudaFree(d_out));
     printf("%s:", label);
     for (int k = 0; k < count; k++) printf(" %.7g", h_out[k]);
     printf("\n");
@@ -89,9 +67,21 @@ static cudaTextureObject_t make_texture(const cudaResourceDesc& resource, const 
     return texture;
 }
 
-int main() {
-    CHECK(cudaMalloc(&d_out, max_fetches * sizeof(float)));
+// Prints the float4 that tex2D returns at (x, y) of an array of 8-bit texels read as normalized floats.
+static void show_color(const char* label, const cudaResourceDesc& array, cudaTextureFilterMode filter,
+                       float x, float y) {
+    cudaTextureObject_t t =
+        make_texture(array, texture_desc(cudaAddressModeClamp, filter, cudaReadModeNormalizedFloat, false));
+    float4 *d_color, color;
+    CHECK(cudaMalloc(&d_color, sizeof(float4)));
+    fetch_2d_float4<<<1, 1>>>(t, x, y, d_color);
+    CHECK(cudaMemcpy(&color, d_color, sizeof color, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d_color));
+    CHECK(cudaDestroyTextureObject(t));
+    printf("%s: %.7g %.7g %.7g %.7g\n", label, color.x, color.y, color.z, color.w);
+}
 
+int main() {
     // ---- Linear memory: tex1Dfetch by index; past either end it returns 0 -------------------------
     float h_linear[8];
     for (int i = 0; i < 8; i++) h_linear[i] = i * 1.5f;
@@ -107,7 +97,7 @@ int main() {
     cudaTextureObject_t t = make_texture(linear, texture_desc(cudaAddressModeClamp, cudaFilterModePoint,
                                                               cudaReadModeElementType, false));
     const int indices[] = {0, 3, 7, -1, 8};
-    show_index("linear float tex1Dfetch 0 3 7 -1 8", t, indices, 5);  // 0 4.5 10.5 0 0
+    show("linear float tex1Dfetch 0 3 7 -1 8", fetch_index, t, indices, 5);  // 0 4.5 10.5 0 0
     CHECK(cudaDestroyTextureObject(t));
 
     // 8-bit unsigned texels read as normalized floats: value / 255.
@@ -121,7 +111,7 @@ int main() {
     t = make_texture(linear, texture_desc(cudaAddressModeClamp, cudaFilterModePoint,
                                           cudaReadModeNormalizedFloat, false));
     const int byte_indices[] = {0, 1, 2, 3};
-    show_index("uchar normalized 0 51 255 128", t, byte_indices, 4);  // 0 0.2 1 0.5019608
+    show("uchar normalized 0 51 255 128", fetch_index, t, byte_indices, 4);  // 0 0.2 1 0.5019608
     CHECK(cudaDestroyTextureObject(t));
 
     // 16-bit signed: value / 32767, and -32768 gives -1 too.
@@ -134,7 +124,7 @@ int main() {
     linear.res.linear.sizeInBytes = sizeof h_shorts;
     t = make_texture(linear, texture_desc(cudaAddressModeClamp, cudaFilterModePoint,
                                           cudaReadModeNormalizedFloat, false));
-    show_index("short normalized -32768 32767 -16384 1000", t, byte_indices, 4);  // -1 1 -0.5000153 0.03051851
+    show("short normalized -32768 32767 -16384 1000", fetch_index, t, byte_indices, 4);  // -1 1 -0.5000153 0.03051851
     CHECK(cudaDestroyTextureObject(t));
 
     // ---- A 1-D CUDA array of 4 floats: 10 20 30 40 ------------------------------------------------
@@ -151,7 +141,7 @@ int main() {
     // Point sampling: texel floor(x); clamp keeps the index in 0..3.
     const float point_x[] = {-3, 0.5f, 1.99f, 3.5f, 9};
     t = make_texture(array, texture_desc(cudaAddressModeClamp, cudaFilterModePoint, cudaReadModeElementType, false));
-    show_1d("point clamp -3 0.5 1.99 3.5 9", t, point_x, 5);  // 10 10 20 40 40
+    show("point clamp -3 0.5 1.99 3.5 9", fetch_1d, t, point_x, 5);  // 10 10 20 40 40
     CHECK(cudaDestroyTextureObject(t));
 
     // Linear filtering: x_B = x - 0.5, i = floor(x_B), alpha = frac(x_B) in 8 fractional bits, and
@@ -159,24 +149,24 @@ int main() {
     // midpoint of 10 and 20; at 2.253, alpha = 0.753 rounds to 193/256: 20 + 10 * 193/256.
     const float linear_x[] = {0.5f, 1.0f, 1.25f, 0.0f, 4.5f, 2.253f};
     t = make_texture(array, texture_desc(cudaAddressModeClamp, cudaFilterModeLinear, cudaReadModeElementType, false));
-    show_1d("linear clamp 0.5 1 1.25 0 4.5 2.253", t, linear_x, 6);  // 10 15 17.5 10 40 27.53906
+    show("linear clamp 0.5 1 1.25 0 4.5 2.253", fetch_1d, t, linear_x, 6);  // 10 15 17.5 10 40 27.53906
     CHECK(cudaDestroyTextureObject(t));
 
     // Normalized coordinates (x * 4 texels). Wrap: 1.125 is 0.125, texel 0; -0.125 is 0.875, texel 3.
     // Mirror: 1.125 reflects to 0.875, texel 3; -0.125 to 0.125, texel 0.
     const float normalized_x[] = {1.125f, -0.125f, 0.375f};
     t = make_texture(array, texture_desc(cudaAddressModeWrap, cudaFilterModePoint, cudaReadModeElementType, true));
-    show_1d("normalized wrap 1.125 -0.125 0.375", t, normalized_x, 3);  // 10 40 20
+    show("normalized wrap 1.125 -0.125 0.375", fetch_1d, t, normalized_x, 3);  // 10 40 20
     CHECK(cudaDestroyTextureObject(t));
     t = make_texture(array, texture_desc(cudaAddressModeMirror, cudaFilterModePoint, cudaReadModeElementType, true));
-    show_1d("normalized mirror 1.125 -0.125 0.375", t, normalized_x, 3);  // 40 10 20
+    show("normalized mirror 1.125 -0.125 0.375", fetch_1d, t, normalized_x, 3);  // 40 10 20
     CHECK(cudaDestroyTextureObject(t));
 
     // Border: outside the texture, the border colour (here 99); inside, the texel.
     cudaTextureDesc border = texture_desc(cudaAddressModeBorder, cudaFilterModePoint, cudaReadModeElementType, true);
     border.borderColor[0] = 99;
     t = make_texture(array, border);
-    show_1d("normalized border 1.125 -0.125 0.375", t, normalized_x, 3);  // 99 99 20
+    show("normalized border 1.125 -0.125 0.375", fetch_1d, t, normalized_x, 3);  // 99 99 20
     CHECK(cudaDestroyTextureObject(t));
 
     // Linear filtering at the edge, normalized x = 0 (texel coordinate 0, x_B = -0.5): half of
@@ -184,13 +174,13 @@ int main() {
     // texel 0: 10. With a border of 0: (0 + 10) / 2.
     const float edge_x[] = {0.0f, 1.0f};
     t = make_texture(array, texture_desc(cudaAddressModeWrap, cudaFilterModeLinear, cudaReadModeElementType, true));
-    show_1d("linear wrap at 0 and 1", t, edge_x, 2);  // 25 25
+    show("linear wrap at 0 and 1", fetch_1d, t, edge_x, 2);  // 25 25
     CHECK(cudaDestroyTextureObject(t));
     t = make_texture(array, texture_desc(cudaAddressModeClamp, cudaFilterModeLinear, cudaReadModeElementType, true));
-    show_1d("linear clamp at 0 and 1", t, edge_x, 2);  // 10 40
+    show("linear clamp at 0 and 1", fetch_1d, t, edge_x, 2);  // 10 40
     CHECK(cudaDestroyTextureObject(t));
     t = make_texture(array, texture_desc(cudaAddressModeBorder, cudaFilterModeLinear, cudaReadModeElementType, true));
-    show_1d("linear border at 0 and 1", t, edge_x, 2);  // 5 20
+    show("linear border at 0 and 1", fetch_1d, t, edge_x, 2);  // 5 20
     CHECK(cudaDestroyTextureObject(t));
     CHECK(cudaFreeArray(row));
 
@@ -214,7 +204,7 @@ int main() {
     // between x = 1 and 2 on row 1: 11.75. (-5, 10) clamps to texel (0, 2); (3.5, 2.5) is texel (3, 2).
     const float2 xy[] = {{1, 1}, {2.25f, 1.5f}, {-5, 10}, {3.5f, 2.5f}};
     t = make_texture(pitched, texture_desc(cudaAddressModeClamp, cudaFilterModeLinear, cudaReadModeElementType, false));
-    show_2d("pitch2D linear (1,1) (2.25,1.5) (-5,10) (3.5,2.5)", t, xy, 4);  // 5.5 11.75 20 23
+    show("pitch2D linear (1,1) (2.25,1.5) (-5,10) (3.5,2.5)", fetch_2d, t, xy, 4);  // 5.5 11.75 20 23
     CHECK(cudaDestroyTextureObject(t));
     CHECK(cudaFree(d_grid));
 
@@ -226,22 +216,11 @@ int main() {
     CHECK(cudaMemcpy2DToArray(image, 0, 0, h_pixels, 2 * sizeof(uchar4), 2 * sizeof(uchar4), 2,
                               cudaMemcpyHostToDevice));
     array.res.array.array = image;
-    float4* d_color;
     uchar4* d_raw;
-    CHECK(cudaMalloc(&d_color, sizeof(float4)));
     CHECK(cudaMalloc(&d_raw, sizeof(uchar4)));
-    t = make_texture(array, texture_desc(cudaAddressModeClamp, cudaFilterModePoint, cudaReadModeNormalizedFloat, false));
-    fetch_2d_float4<<<1, 1>>>(t, 0.5f, 0.5f, d_color);
-    float4 color;
-    CHECK(cudaMemcpy(&color, d_color, sizeof color, cudaMemcpyDeviceToHost));
-    printf("uchar4 normalized at (0,0): %.7g %.7g %.7g %.7g\n", color.x, color.y, color.z, color.w);  // 1 0 0.2 0.5019608
-    CHECK(cudaDestroyTextureObject(t));
+    show_color("uchar4 normalized at (0,0)", array, cudaFilterModePoint, 0.5f, 0.5f);  // 1 0 0.2 0.5019608
     // Bilinear over all four pixels, as normalized floats: the mean of each channel / 255.
-    t = make_texture(array, texture_desc(cudaAddressModeClamp, cudaFilterModeLinear, cudaReadModeNormalizedFloat, false));
-    fetch_2d_float4<<<1, 1>>>(t, 1.0f, 1.0f, d_color);
-    CHECK(cudaMemcpy(&color, d_color, sizeof color, cudaMemcpyDeviceToHost));
-    printf("uchar4 linear at the centre: %.7g %.7g %.7g %.7g\n", color.x, color.y, color.z, color.w);  // 271 28 91 180 / 1020
-    CHECK(cudaDestroyTextureObject(t));
+    show_color("uchar4 linear at the centre", array, cudaFilterModeLinear, 1.0f, 1.0f);  // 271 28 91 180 / 1020
     t = make_texture(array, texture_desc(cudaAddressModeClamp, cudaFilterModePoint, cudaReadModeElementType, false));
     fetch_2d_uchar4<<<1, 1>>>(t, 1.5f, 1.5f, d_raw);
     uchar4 raw;
@@ -255,11 +234,9 @@ int main() {
                                 cudaMemcpyDeviceToHost));
     EXPECT(memcmp(back, h_pixels, sizeof back) == 0, "cudaMemcpy2DFromArray gave other bytes");
     CHECK(cudaFreeArray(image));
-    CHECK(cudaFree(d_color));
     CHECK(cudaFree(d_raw));
     CHECK(cudaFree(d_linear));
     CHECK(cudaFree(d_bytes));
     CHECK(cudaFree(d_shorts));
-    CHECK(cudaFree(d_out));
     return pass(test_name);
 }
