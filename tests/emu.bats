@@ -156,6 +156,31 @@ PASS grid_sync"
     done
 }
 
+@test "cudaLaunchCooperativeKernel((void*)kernel) of a kernel the emulator never saw typed is refused, with why" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >untyped.cu <<'EOF'
+#include <cstdio>
+__global__ void k(int* p) { *p = 1; }
+int main() {
+    int* d;
+    cudaMalloc(&d, sizeof(int));
+    void* args[] = {&d};
+    printf("%s\n", cudaGetErrorName(cudaLaunchCooperativeKernel((void*)k, 1, 1, args)));
+    printf("%s\n", cudaGetErrorName(cudaLaunchCooperativeKernel(k, 1, 1, args)));  // now known
+    printf("%s\n", cudaGetErrorName(cudaLaunchKernel((void*)k, 1, 1, args)));
+}
+EOF
+    run "$EMUCC" -o untyped untyped.cu
+    assert_success
+    run --separate-stderr ./untyped
+    assert_success
+    assert_output "cudaErrorInvalidDeviceFunction
+cudaSuccess
+cudaSuccess"
+    [[ "$stderr" == "cuda-emu: a kernel launched by cudaLaunchCooperativeKernel as (void*)kernel, whose parameter types the emulator cannot know: pass the kernel itself, or ask cudaOccupancyMaxActiveBlocksPerMultiprocessor about it first" ]] ||
+        fail "stderr: $stderr"
+}
+
 @test "grid.sync() that some blocks never reach is a deadlock; in a <<<>>> launch it is refused" {
     local line
     line=$(line_of "$REPO/tests/emu/bug_grid_sync.cu" "the grid-wide barrier the returned blocks miss")
@@ -173,6 +198,7 @@ PASS grid_sync"
 uchar normalized 0 51 255 128: 0 0.2 1 0.5019608
 short normalized -32768 32767 -16384 1000: -1 1 -0.5000153 0.03051851
 point clamp -3 0.5 1.99 3.5 9: 10 10 20 40 40
+texel coordinates, wrap -3 0.5 1.99 3.5 9: 10 10 20 40 40
 linear clamp 0.5 1 1.25 0 4.5 2.253: 10 15 17.5 10 40 27.53906
 normalized wrap 1.125 -0.125 0.375: 10 40 20
 normalized mirror 1.125 -0.125 0.375: 40 10 20

@@ -1,7 +1,7 @@
 // grid_sync.cu - a cooperative launch runs all blocks at once, so grid.sync() is a barrier for the
 // whole grid: a stencil that reads its neighbours' values, written by other blocks, step after
 // step. The grid's ranks and sizes, is_valid() in both kinds of launch, and the refusal of a grid
-// larger than the device holds at once.
+// larger than the device holds at once; the kernel passed as itself and as void*.
 #include <cooperative_groups.h>
 
 #include "check.h"
@@ -66,8 +66,10 @@ int main() {
     GridInfo h_info = {0, 0, 0, 1};
     CHECK(cudaMemcpy(d_info, &h_info, sizeof h_info, cudaMemcpyHostToDevice));
 
+    // Launched as NVIDIA's samples do, through void*: the emulator reads the arguments with the
+    // parameter types it noted at the occupancy query above.
     void* args[] = {&d_in, &d_a, &d_b, &n, &d_info};
-    CHECK(cudaLaunchCooperativeKernel(ring_sums, dim3(blocks), dim3(threads), args));
+    CHECK(cudaLaunchCooperativeKernel((void*)ring_sums, dim3(blocks), dim3(threads), args));
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(h_out, steps % 2 == 0 ? d_a : d_b, n * sizeof(int), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(&h_info, d_info, sizeof h_info, cudaMemcpyDeviceToHost));

@@ -143,6 +143,10 @@ int main() {
     t = make_texture(array, texture_desc(cudaAddressModeClamp, cudaFilterModePoint, cudaReadModeElementType, false));
     show("point clamp -3 0.5 1.99 3.5 9", fetch_1d, t, point_x, 5);  // 10 10 20 40 40
     CHECK(cudaDestroyTextureObject(t));
+    // Wrap and mirror need normalized coordinates: with texel coordinates they clamp.
+    t = make_texture(array, texture_desc(cudaAddressModeWrap, cudaFilterModePoint, cudaReadModeElementType, false));
+    show("texel coordinates, wrap -3 0.5 1.99 3.5 9", fetch_1d, t, point_x, 5);  // 10 10 20 40 40
+    CHECK(cudaDestroyTextureObject(t));
 
     // Linear filtering: x_B = x - 0.5, i = floor(x_B), alpha = frac(x_B) in 8 fractional bits, and
     // (1 - alpha) T[i] + alpha T[i+1]. At texel centres (x = i + 0.5) the texel itself; at 1.0 the

@@ -461,6 +461,14 @@ cudaError_t cudaMemset(void* ptr, int value, size_t count) {
     if (sanitize_enabled) sanitize_mark_written(ptr, count);
     return cudaSuccess;
 }
+cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_t height) {
+    if (width > pitch) return fail(cudaErrorInvalidPitchValue);
+    for (size_t row = 0; row < height; row++) {
+        cudaError_t e = cudaMemset((char*)ptr + row * pitch, value, width);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t) {
     return cudaMemset(ptr, value, count);
 }
@@ -560,6 +568,33 @@ cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, 
     return cudaSuccess;
 }
 cudaError_t cudaFuncSetCacheConfig(const void*, enum cudaFuncCache) { return cudaSuccess; }
+
+}  // extern "C"
+
+namespace {
+std::mutex launchers_mutex;
+std::map<const void*, KernelLauncher> launchers;
+}  // namespace
+
+void cuda_emu::remember_launcher(const void* kernel, KernelLauncher launcher) {
+    std::lock_guard<std::mutex> lock(launchers_mutex);
+    launchers[kernel] = launcher;
+}
+
+KernelLauncher cuda_emu::launcher_for(const void* kernel, const char* how) {
+    {
+        std::lock_guard<std::mutex> lock(launchers_mutex);
+        auto found = launchers.find(kernel);
+        if (found != launchers.end()) return found->second;
+    }
+    report("a kernel %s as (void*)kernel, whose parameter types the emulator cannot know: pass "
+           "the kernel itself, or ask cudaOccupancyMaxActiveBlocksPerMultiprocessor about it first",
+           how);
+    set_last_error(cudaErrorInvalidDeviceFunction);
+    return nullptr;
+}
+
+extern "C" {
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, const void* func,
                                                           int block_size, size_t dynamic_smem) {

@@ -58,6 +58,7 @@ int channel_count(const cudaChannelFormatDesc& f) { return 1 + (f.y != 0) + (f.z
 struct Texture {
     cudaResourceDesc resource;  // as given, for cudaGetTextureObjectResourceDesc
     cudaTextureDesc desc;
+    cudaTextureAddressMode address_x, address_y;  // the modes in effect (see cudaCreateTextureObject)
     const char* data;
     size_t width, height, pitch;
     cudaChannelFormatDesc format;
@@ -123,8 +124,8 @@ void read_texel(const Texture& t, long i, long j, double out[4]) {
 
 // Texel (i, j) after the address modes, or the border colour.
 void texel_or_border(const Texture& t, long i, long j, double out[4]) {
-    long x = address(i, (long)t.width, t.desc.addressMode[0]);
-    long y = address(j, (long)t.height, t.desc.addressMode[1]);
+    long x = address(i, (long)t.width, t.address_x);
+    long y = address(j, (long)t.height, t.address_y);
     if (x < 0 || y < 0) {
         for (int c = 0; c < 4; c++) out[c] = t.desc.borderColor[c];
         return;
@@ -317,6 +318,13 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* texture, const cudaReso
         default: return fail(cudaErrorNotSupported);  // mipmapped arrays are not emulated
     }
     t.channels = channel_count(t.format);
+    // Wrap and mirror need normalized coordinates; with texel coordinates a GPU clamps.
+    auto effective = [&](cudaTextureAddressMode mode) {
+        bool repeats = mode == cudaAddressModeWrap || mode == cudaAddressModeMirror;
+        return repeats && !desc->normalizedCoords ? cudaAddressModeClamp : mode;
+    };
+    t.address_x = effective(desc->addressMode[0]);
+    t.address_y = effective(desc->addressMode[1]);
     bool integer = t.format.f != cudaChannelFormatKindFloat;
     t.normalize = integer && desc->readMode == cudaReadModeNormalizedFloat && t.format.x <= 16;
     // Linear filtering blends values, which only floats can hold.

@@ -56,9 +56,6 @@ cudaError_t launch(const LaunchConfig& config, const char* kernel_name, Kernel&&
              &closure);
 }
 
-template <class... Params>
-constexpr std::size_t parameter_count(void (*)(Params...)) { return sizeof...(Params); }
-
 // cudaLaunchKernel and cudaLaunchCooperativeKernel: args[i] points to the i-th argument. Reading
 // them needs the kernel's parameter types, which the kernel's own type carries.
 template <class... Params, std::size_t... I>
@@ -68,25 +65,46 @@ cudaError_t launch_from_pointers(void (*kernel)(Params...), const LaunchConfig& 
                   *static_cast<std::decay_t<Params>*>(args[I])...);
 }
 
+// A kernel cast to void* has lost the parameter types that reading args needs. The typed calls that
+// come before a cooperative launch (the occupancy queries, cudaFuncGetAttributes and
+// cudaFuncSetAttribute) and typed launches leave a launcher for the kernel's address
+// (runtime/scheduler.cpp keeps the table), where a launch through void* finds it.
+using KernelLauncher = cudaError_t (*)(const void* kernel, const LaunchConfig& config, void** args,
+                                       const char* how);
+void remember_launcher(const void* kernel, KernelLauncher launcher);
+KernelLauncher launcher_for(const void* kernel, const char* how);  // null, after a report, if none
+
+template <class... Params>
+cudaError_t launch_typed(const void* kernel, const LaunchConfig& config, void** args, const char* how) {
+    if (sizeof...(Params) > 0 && !args) return cudaErrorInvalidValue;
+    auto typed = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(kernel));
+    return launch_from_pointers(typed, config, args, how, std::index_sequence_for<Params...>());
+}
+
+template <class... Params>
+KernelLauncher launcher_of(void (*)(Params...)) { return &launch_typed<Params...>; }
+
+template <class... Params>
+void note_kernel(void (*kernel)(Params...)) {
+    remember_launcher(reinterpret_cast<const void*>(kernel), launcher_of(kernel));
+}
+
 template <class T>
 cudaError_t launch_kernel(T* kernel, const LaunchConfig& config, void** args, const char* how) {
-    static_assert(std::is_function<T>::value,
-                  "the emulator calls the kernel with its own type: pass the kernel itself, as in "
-                  "cudaLaunchCooperativeKernel(kernel, ...), not (void*)kernel, whose parameter "
-                  "types are lost");
     if constexpr (std::is_function<T>::value) {
-        constexpr std::size_t count = parameter_count(static_cast<T*>(nullptr));
-        if (count > 0 && !args) return cudaErrorInvalidValue;
-        return launch_from_pointers(kernel, config, args, how, std::make_index_sequence<count>());
+        note_kernel(kernel);
+        return launcher_of(kernel)(reinterpret_cast<const void*>(kernel), config, args, how);
     } else {
-        return cudaErrorInvalidDeviceFunction;
+        KernelLauncher launcher = launcher_for(kernel, how);
+        if (!launcher) return cudaErrorInvalidDeviceFunction;
+        return launcher(kernel, config, args, how);
     }
 }
 
 }  // namespace cuda_emu
 
-// As CUDA's C++ overloads, both take the kernel itself (T is its function type); a bad launch also
-// leaves its error for cudaGetLastError.
+// T is the kernel's function type, as in CUDA's C++ overloads, or void for (void*)kernel; a bad
+// launch also leaves its error for cudaGetLastError.
 template <class T>
 cudaError_t cudaLaunchKernel(T* kernel, dim3 grid, dim3 block, void** args,
                              size_t shared_bytes = 0, cudaStream_t stream = 0) {
