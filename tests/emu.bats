@@ -207,6 +207,7 @@ linear wrap at 0 and 1: 25 25
 linear clamp at 0 and 1: 10 40
 linear border at 0 and 1: 5 20
 pitch2D linear (1,1) (2.25,1.5) (-5,10) (3.5,2.5): 5.5 11.75 20 23
+3-D linear (1,1,1) (1.5,0.5,1.5) (-1,5,0.5): 55.5 101 10
 uchar4 normalized at (0,0): 1 0 0.2 0.5019608
 uchar4 linear at the centre: 0.2656863 0.02745098 0.08921569 0.1764706
 uchar4 elements at (1,1): 10 20 30 40

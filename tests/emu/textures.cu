@@ -24,6 +24,10 @@ __global__ void fetch_2d(cudaTextureObject_t texture, const float2* xy, int coun
     int k = threadIdx.x;
     if (k < count) out[k] = tex2D<float>(texture, xy[k].x, xy[k].y);
 }
+__global__ void fetch_3d(cudaTextureObject_t texture, const float3* xyz, int count, float* out) {
+    int k = threadIdx.x;
+    if (k < count) out[k] = tex3D<float>(texture, xyz[k].x, xyz[k].y, xyz[k].z);
+}
 __global__ void fetch_2d_float4(cudaTextureObject_t texture, float x, float y, float4* out) {
     *out = tex2D<float4>(texture, x, y);
 }
@@ -31,7 +35,7 @@ __global__ void fetch_2d_uchar4(cudaTextureObject_t texture, float x, float y, u
     tex2D(out, texture, x, y);  // the form that returns through a pointer
 }
 
-// Runs one of the first three kernels over the coordinates and prints "label: value value ...".
+// Runs one of the first four kernels over the coordinates and prints "label: value value ...".
 template <class Coordinate>
 static void show(const char* label, void (*fetch)(cudaTextureObject_t, const Coordinate*, int, float*),
                  cudaTextureObject_t texture, const Coordinate* at, int count) {
@@ -211,6 +215,29 @@ int main() {
     show("pitch2D linear (1,1) (2.25,1.5) (-5,10) (3.5,2.5)", fetch_2d, t, xy, 4);  // 5.5 11.75 20 23
     CHECK(cudaDestroyTextureObject(t));
     CHECK(cudaFree(d_grid));
+
+    // ---- A 3-D CUDA array of 2 x 2 x 2 floats, v(x, y, z) = x + 10 y + 100 z, by cudaMemcpy3D ----------
+    float h_cube[2][2][2];
+    for (int z = 0; z < 2; z++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 2; x++) h_cube[z][y][x] = x + 10.0f * y + 100.0f * z;
+    cudaArray_t cube;
+    CHECK(cudaMalloc3DArray(&cube, &float_channel, make_cudaExtent(2, 2, 2)));
+    cudaMemcpy3DParms copy;
+    memset(&copy, 0, sizeof copy);
+    copy.srcPtr = make_cudaPitchedPtr(h_cube, 2 * sizeof(float), 2, 2);
+    copy.dstArray = cube;
+    copy.extent = make_cudaExtent(2, 2, 2);
+    copy.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&copy));
+    array.res.array.array = cube;
+    // The centre (1, 1, 1) blends all eight texels: their mean, 444 / 8. (1.5, 0.5, 1.5) is texel
+    // (1, 0, 1); (-1, 5, 0.5) clamps to texel (0, 1, 0).
+    const float3 xyz[] = {{1, 1, 1}, {1.5f, 0.5f, 1.5f}, {-1, 5, 0.5f}};
+    t = make_texture(array, texture_desc(cudaAddressModeClamp, cudaFilterModeLinear, cudaReadModeElementType, false));
+    show("3-D linear (1,1,1) (1.5,0.5,1.5) (-1,5,0.5)", fetch_3d, t, xyz, 3);  // 55.5 101 10
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeArray(cube));
 
     // ---- A 2-D CUDA array of uchar4, 2 x 2: normalized floats and raw elements ---------------------
     const uchar4 h_pixels[2][2] = {{{255, 0, 51, 128}, {1, 2, 3, 4}}, {{5, 6, 7, 8}, {10, 20, 30, 40}}};

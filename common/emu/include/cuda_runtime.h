@@ -7,7 +7,7 @@
 //   cuda_emu/api.h     cudaMalloc, cudaMemcpy, streams, events, occupancy, ...
 //   cuda_emu/device.h  qualifiers, threadIdx & co., barriers, warp operations, atomics, intrinsics
 //   cuda_emu/launch.h  what a rewritten kernel<<<...>>>(...) launch calls
-//   cuda_emu/texture.h CUDA arrays, texture objects, tex1Dfetch, tex1D, tex2D
+//   cuda_emu/texture.h CUDA arrays, texture objects, tex1Dfetch, tex1D, tex2D, tex3D
 // CUDA_EMULATION is 1 here and undefined with the real toolkit, for code that wants to say which
 // backend it runs on. Nothing else in a .cu file should need to know.
 #pragma once

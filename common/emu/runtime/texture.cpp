@@ -23,10 +23,11 @@
 #include "../include/cuda_fp16.h"
 #include "internal.h"
 
-// The type behind cudaArray_t, which CUDA keeps opaque: texels row after row, with no padding.
+// The type behind cudaArray_t, which CUDA keeps opaque: texels row after row, slice after slice,
+// with no padding.
 struct cudaArray {
     cudaChannelFormatDesc format;
-    size_t width, height;  // a 1-D array has one row
+    size_t width, height, depth;  // a 1-D array has one row, a 1-D or 2-D array one slice
     size_t texel_bytes;
     char* data;
 };
@@ -58,9 +59,9 @@ int channel_count(const cudaChannelFormatDesc& f) { return 1 + (f.y != 0) + (f.z
 struct Texture {
     cudaResourceDesc resource;  // as given, for cudaGetTextureObjectResourceDesc
     cudaTextureDesc desc;
-    cudaTextureAddressMode address_x, address_y;  // the modes in effect (see cudaCreateTextureObject)
+    cudaTextureAddressMode address[3];  // the modes in effect (see cudaCreateTextureObject)
     const char* data;
-    size_t width, height, pitch;
+    size_t width, height, depth, pitch, slice_pitch;
     cudaChannelFormatDesc format;
     int channels;
     bool normalize;  // 8- or 16-bit integers read as normalized floats
@@ -82,9 +83,10 @@ long address(long i, long n, cudaTextureAddressMode mode) {
     }
 }
 
-// The components of texel (i, j), read as the texture's read mode says.
-void read_texel(const Texture& t, long i, long j, double out[4]) {
-    const char* texel = t.data + (size_t)j * t.pitch + (size_t)i * (t.format.x / 8) * t.channels;
+// The components of texel (i, j, k), read as the texture's read mode says.
+void read_texel(const Texture& t, long i, long j, long k, double out[4]) {
+    const char* texel =
+        t.data + (size_t)k * t.slice_pitch + (size_t)j * t.pitch + (size_t)i * (t.format.x / 8) * t.channels;
     int bits = t.format.x;
     for (int c = 0; c < 4; c++) {
         if (c >= t.channels) {
@@ -122,15 +124,16 @@ void read_texel(const Texture& t, long i, long j, double out[4]) {
     }
 }
 
-// Texel (i, j) after the address modes, or the border colour.
-void texel_or_border(const Texture& t, long i, long j, double out[4]) {
-    long x = address(i, (long)t.width, t.address_x);
-    long y = address(j, (long)t.height, t.address_y);
-    if (x < 0 || y < 0) {
+// Texel (i, j, k) after the address modes, or the border colour.
+void texel_or_border(const Texture& t, long i, long j, long k, double out[4]) {
+    long x = address(i, (long)t.width, t.address[0]);
+    long y = address(j, (long)t.height, t.address[1]);
+    long z = address(k, (long)t.depth, t.address[2]);
+    if (x < 0 || y < 0 || z < 0) {
         for (int c = 0; c < 4; c++) out[c] = t.desc.borderColor[c];
         return;
     }
-    read_texel(t, x, y, out);
+    read_texel(t, x, y, z, out);
 }
 
 const Texture& texture_of(cudaTextureObject_t handle, const char* what) {
@@ -164,33 +167,41 @@ void texture_fetch_index(cudaTextureObject_t handle, int i, double out[4]) {
         for (int c = 0; c < 4; c++) out[c] = 0;
         return;
     }
-    read_texel(t, i, 0, out);
+    read_texel(t, i, 0, 0, out);
 }
 
-void texture_fetch(cudaTextureObject_t handle, int dimensions, float x, float y, double out[4]) {
-    const Texture& t = texture_of(handle, dimensions == 1 ? "tex1D" : "tex2D");
+void texture_fetch(cudaTextureObject_t handle, int dimensions, float x, float y, float z, double out[4]) {
+    static const char* names[] = {"", "tex1D", "tex2D", "tex3D"};
+    const Texture& t = texture_of(handle, names[dimensions]);
     bool normalized = t.desc.normalizedCoords != 0;
-    double cx = texel_coordinate(x, t.width, normalized);
-    double cy = dimensions == 2 ? texel_coordinate(y, t.height, normalized) : 0.5;
+    // The texel coordinates; a dimension the fetch does not name is the middle of texel 0.
+    const float given[3] = {x, y, z};
+    const size_t sizes[3] = {t.width, t.height, t.depth};
+    double c[3];
+    for (int d = 0; d < 3; d++) c[d] = d < dimensions ? texel_coordinate(given[d], sizes[d], normalized) : 0.5;
     if (t.desc.filterMode == cudaFilterModePoint) {
-        texel_or_border(t, (long)std::floor(cx), (long)std::floor(cy), out);
+        texel_or_border(t, (long)std::floor(c[0]), (long)std::floor(c[1]), (long)std::floor(c[2]), out);
         return;
     }
-    // The weights in 8 fractional bits, as the GPU holds them.
-    double bx = cx - 0.5, by = cy - 0.5;
-    long i = (long)std::floor(bx), j = (long)std::floor(by);
-    float alpha = std::nearbyint((bx - i) * 256) / 256, beta = std::nearbyint((by - j) * 256) / 256;
-    if (dimensions == 1) beta = 0;
+    // Blend the 2, 4 or 8 nearest texels, with weights in 8 fractional bits as the GPU holds them.
+    long first[3];
+    float weight[3];
+    for (int d = 0; d < 3; d++) {
+        double b = c[d] - 0.5;
+        first[d] = (long)std::floor(b);
+        weight[d] = std::nearbyint((b - first[d]) * 256) / 256;
+    }
     float sum[4] = {0, 0, 0, 0};
-    for (int dy = 0; dy < 2; dy++)
-        for (int dx = 0; dx < 2; dx++) {
-            float weight = (dx ? alpha : 1 - alpha) * (dy ? beta : 1 - beta);
-            if (weight == 0) continue;
-            double texel[4];
-            texel_or_border(t, i + dx, j + dy, texel);
-            for (int c = 0; c < 4; c++) sum[c] += weight * (float)texel[c];
-        }
-    for (int c = 0; c < 4; c++) out[c] = sum[c];
+    for (int corner = 0; corner < 8; corner++) {
+        float w = 1;
+        for (int d = 0; d < 3; d++) w *= (corner >> d) & 1 ? weight[d] : 1 - weight[d];
+        if (w == 0) continue;
+        double texel[4];
+        texel_or_border(t, first[0] + (corner & 1), first[1] + (corner >> 1 & 1), first[2] + (corner >> 2 & 1),
+                        texel);
+        for (int k = 0; k < 4; k++) sum[k] += w * (float)texel[k];
+    }
+    for (int k = 0; k < 4; k++) out[k] = sum[k];
 }
 
 }  // namespace cuda_emu
@@ -204,17 +215,24 @@ cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cud
 }
 
 // ---- CUDA arrays ---------------------------------------------------------------------------------
-cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width,
-                            size_t height, unsigned int) {
+cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent,
+                              unsigned int flags) {
     if (cudaError_t failure = device_error()) return fail(failure);
-    if (!array || !desc || width == 0) return fail(cudaErrorInvalidValue);
+    if (!array || !desc || extent.width == 0) return fail(cudaErrorInvalidValue);
+    if (flags & ~(unsigned)(cudaArraySurfaceLoadStore | cudaArrayTextureGather))
+        return fail(cudaErrorNotSupported);  // layered arrays and cube maps are not emulated
     size_t bytes = texel_bytes(*desc);
     if (!bytes) return fail(cudaErrorInvalidChannelDescriptor);
-    size_t rows = height ? height : 1;
-    char* data = (char*)calloc(width * rows, bytes);
+    size_t rows = extent.height ? extent.height : 1, slices = extent.depth ? extent.depth : 1;
+    char* data = (char*)calloc(extent.width * rows * slices, bytes);
     if (!data) return fail(cudaErrorMemoryAllocation);
-    *array = new cudaArray{*desc, width, rows, bytes, data};
+    *array = new cudaArray{*desc, extent.width, rows, slices, bytes, data};
     return cudaSuccess;
+}
+
+cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width,
+                            size_t height, unsigned int flags) {
+    return cudaMalloc3DArray(array, desc, make_cudaExtent(width, height, 0), flags);
 }
 
 cudaError_t cudaFreeArray(cudaArray_t array) {
@@ -255,7 +273,7 @@ cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t w_offset, size_t h_offset,
                               size_t count, enum cudaMemcpyKind kind) {
     if (!dst) return fail(cudaErrorInvalidValue);
     size_t row_bytes = dst->width * dst->texel_bytes, start = h_offset * row_bytes + w_offset;
-    if (w_offset > row_bytes || start + count > row_bytes * dst->height) return fail(cudaErrorInvalidValue);
+    if (w_offset > row_bytes || start + count > row_bytes * dst->height * dst->depth) return fail(cudaErrorInvalidValue);
     return copy_rows(dst->data + start, count, (const char*)src, count, count, count ? 1 : 0,
                      kind == cudaMemcpyDeviceToDevice ? (const char*)src : nullptr, count);
 }
@@ -264,9 +282,48 @@ cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t w_offse
                                 size_t count, enum cudaMemcpyKind kind) {
     if (!src) return fail(cudaErrorInvalidValue);
     size_t row_bytes = src->width * src->texel_bytes, start = h_offset * row_bytes + w_offset;
-    if (w_offset > row_bytes || start + count > row_bytes * src->height) return fail(cudaErrorInvalidValue);
+    if (w_offset > row_bytes || start + count > row_bytes * src->height * src->depth) return fail(cudaErrorInvalidValue);
     return copy_rows((char*)dst, count, src->data + start, count, count, count ? 1 : 0,
                      kind == cudaMemcpyDeviceToDevice ? (const char*)dst : nullptr, count);
+}
+
+// One side of a 3-D copy: where its box starts, and the bytes from row to row and slice to slice.
+struct Side {
+    char* start;
+    size_t pitch, slice_pitch;
+    bool inside;  // the box fits
+};
+Side side_of(cudaArray_t array, cudaPos pos, cudaPitchedPtr ptr, cudaExtent extent, size_t width_bytes) {
+    if (array) {
+        size_t pitch = array->width * array->texel_bytes;
+        bool inside = pos.x + extent.width <= array->width && pos.y + extent.height <= array->height &&
+                      pos.z + extent.depth <= array->depth;
+        return Side{array->data + pos.z * pitch * array->height + pos.y * pitch + pos.x * array->texel_bytes,
+                    pitch, pitch * array->height, inside};
+    }
+    // Positions and widths count bytes in pitched memory.
+    size_t slice = ptr.pitch * ptr.ysize;
+    return Side{(char*)ptr.ptr + pos.z * slice + pos.y * ptr.pitch + pos.x, ptr.pitch, slice,
+                ptr.ptr && pos.x + width_bytes <= ptr.pitch};
+}
+
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+    if (cudaError_t failure = device_error()) return fail(failure);
+    if (!p || (!p->srcArray && !p->srcPtr.ptr) || (!p->dstArray && !p->dstPtr.ptr)) return fail(cudaErrorInvalidValue);
+    // With an array on either side, widths and x positions count its texels; otherwise bytes.
+    cudaArray_const_t array = p->srcArray ? p->srcArray : p->dstArray;
+    size_t width_bytes = p->extent.width * (array ? array->texel_bytes : 1);
+    cudaExtent box = p->extent;
+    box.height = box.height ? box.height : 1;
+    box.depth = box.depth ? box.depth : 1;
+    Side src = side_of(p->srcArray, p->srcPos, p->srcPtr, box, width_bytes);
+    Side dst = side_of(p->dstArray, p->dstPos, p->dstPtr, box, width_bytes);
+    if (!src.inside || !dst.inside) return fail(cudaErrorInvalidValue);
+    for (size_t z = 0; z < box.depth; z++)
+        for (size_t y = 0; y < box.height; y++)
+            memmove(dst.start + z * dst.slice_pitch + y * dst.pitch, src.start + z * src.slice_pitch + y * src.pitch,
+                    width_bytes);
+    return cudaSuccess;
 }
 
 // ---- Texture objects --------------------------------------------------------------------------------
@@ -286,7 +343,9 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* texture, const cudaReso
             t.data = a->data;
             t.width = a->width;
             t.height = a->height;
+            t.depth = a->depth;
             t.pitch = a->width * a->texel_bytes;
+            t.slice_pitch = t.pitch * a->height;
             t.format = a->format;
             break;
         }
@@ -297,8 +356,8 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* texture, const cudaReso
             if (!r.devPtr || r.sizeInBytes < bytes) return fail(cudaErrorInvalidValue);
             t.data = (const char*)r.devPtr;
             t.width = r.sizeInBytes / bytes;
-            t.height = 1;
-            t.pitch = r.sizeInBytes;
+            t.height = t.depth = 1;
+            t.pitch = t.slice_pitch = r.sizeInBytes;
             t.format = r.desc;
             break;
         }
@@ -311,7 +370,9 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* texture, const cudaReso
             t.data = (const char*)r.devPtr;
             t.width = r.width;
             t.height = r.height;
+            t.depth = 1;
             t.pitch = r.pitchInBytes;
+            t.slice_pitch = r.pitchInBytes * r.height;
             t.format = r.desc;
             break;
         }
@@ -323,8 +384,7 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* texture, const cudaReso
         bool repeats = mode == cudaAddressModeWrap || mode == cudaAddressModeMirror;
         return repeats && !desc->normalizedCoords ? cudaAddressModeClamp : mode;
     };
-    t.address_x = effective(desc->addressMode[0]);
-    t.address_y = effective(desc->addressMode[1]);
+    for (int d = 0; d < 3; d++) t.address[d] = effective(desc->addressMode[d]);
     bool integer = t.format.f != cudaChannelFormatKindFloat;
     t.normalize = integer && desc->readMode == cudaReadModeNormalizedFloat && t.format.x <= 16;
     // Linear filtering blends values, which only floats can hold.

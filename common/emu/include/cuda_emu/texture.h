@@ -7,8 +7,8 @@
 // the edges, point or linear filtering, normalized coordinates, integers read as floats in
 // [0, 1] or [-1, 1]). Here the texture unit is a function of the runtime (runtime/texture.cpp)
 // that follows the rules of the CUDA C Programming Guide's texture fetching appendix; a CUDA array
-// is ordinary memory, row after row. Not here: 3-D and layered arrays, mipmaps, cube maps,
-// surfaces, texture gather, and the graphics interoperability that fills arrays from OpenGL.
+// is ordinary memory, row after row. Not here: layered arrays, mipmaps, cube maps, surfaces,
+// texture gather, and the graphics interoperability that fills arrays from OpenGL.
 #pragma once
 
 #include <cstring>
@@ -106,11 +106,36 @@ struct cudaTextureDesc {
     int seamlessCubemap;
 };
 
+// Sizes and places in 3-D copies and arrays: in texels of the array when an array takes part,
+// otherwise in bytes (width, x) and rows (height, y) and slices (depth, z).
+struct cudaExtent { size_t width, height, depth; };
+struct cudaPos { size_t x, y, z; };
+struct cudaPitchedPtr { void* ptr; size_t pitch, xsize, ysize; };
+inline cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) { return cudaExtent{w, h, d}; }
+inline cudaPos make_cudaPos(size_t x, size_t y, size_t z) { return cudaPos{x, y, z}; }
+inline cudaPitchedPtr make_cudaPitchedPtr(void* ptr, size_t pitch, size_t xsize, size_t ysize) {
+    return cudaPitchedPtr{ptr, pitch, xsize, ysize};
+}
+struct cudaMemcpy3DParms {
+    cudaArray_t srcArray;
+    struct cudaPos srcPos;
+    struct cudaPitchedPtr srcPtr;
+    cudaArray_t dstArray;
+    struct cudaPos dstPos;
+    struct cudaPitchedPtr dstPtr;
+    struct cudaExtent extent;
+    enum cudaMemcpyKind kind;
+};
+
 extern "C" {
 struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
                                                    enum cudaChannelFormatKind f);
 cudaError_t cudaMallocArray(cudaArray_t* array, const struct cudaChannelFormatDesc* desc, size_t width,
                             size_t height = 0, unsigned int flags = 0);
+// A 3-D array when extent.depth > 0 (layered arrays and cube maps are not emulated).
+cudaError_t cudaMalloc3DArray(cudaArray_t* array, const struct cudaChannelFormatDesc* desc,
+                              struct cudaExtent extent, unsigned int flags = 0);
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms* parms);
 cudaError_t cudaFreeArray(cudaArray_t array);
 cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc* desc, cudaArray_const_t array);
 // Offsets and widths in bytes, heights in rows, as in CUDA.
@@ -179,10 +204,10 @@ inline cudaChannelFormatDesc cudaCreateChannelDescHalf4() {
 // ---- Fetches in kernels -------------------------------------------------------------------------
 namespace cuda_emu {
 // The texture unit (runtime/texture.cpp): the four components of the value at texel index i
-// (tex1Dfetch), or at coordinates x, y of a 1-D or 2-D texture, as doubles, which hold every
-// value of every texel type exactly. Components the texture lacks are 0.
+// (tex1Dfetch), or at coordinates x, y, z of a 1-D, 2-D or 3-D fetch, as doubles, which hold
+// every value of every texel type exactly. Components the texture lacks are 0.
 void texture_fetch_index(cudaTextureObject_t texture, int i, double out[4]);
-void texture_fetch(cudaTextureObject_t texture, int dimensions, float x, float y, double out[4]);
+void texture_fetch(cudaTextureObject_t texture, int dimensions, float x, float y, float z, double out[4]);
 
 template <class T>
 T texel_as(const double components[4]) {
@@ -204,13 +229,19 @@ T tex1Dfetch(cudaTextureObject_t texture, int x) {
 template <class T>
 T tex1D(cudaTextureObject_t texture, float x) {
     double components[4];
-    ::cuda_emu::texture_fetch(texture, 1, x, 0, components);
+    ::cuda_emu::texture_fetch(texture, 1, x, 0, 0, components);
     return ::cuda_emu::texel_as<T>(components);
 }
 template <class T>
 T tex2D(cudaTextureObject_t texture, float x, float y) {
     double components[4];
-    ::cuda_emu::texture_fetch(texture, 2, x, y, components);
+    ::cuda_emu::texture_fetch(texture, 2, x, y, 0, components);
+    return ::cuda_emu::texel_as<T>(components);
+}
+template <class T>
+T tex3D(cudaTextureObject_t texture, float x, float y, float z) {
+    double components[4];
+    ::cuda_emu::texture_fetch(texture, 3, x, y, z, components);
     return ::cuda_emu::texel_as<T>(components);
 }
 // The forms that return through a pointer.
@@ -220,3 +251,7 @@ template <class T>
 void tex1D(T* value, cudaTextureObject_t texture, float x) { *value = tex1D<T>(texture, x); }
 template <class T>
 void tex2D(T* value, cudaTextureObject_t texture, float x, float y) { *value = tex2D<T>(texture, x, y); }
+template <class T>
+void tex3D(T* value, cudaTextureObject_t texture, float x, float y, float z) {
+    *value = tex3D<T>(texture, x, y, z);
+}
