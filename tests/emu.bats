@@ -181,6 +181,39 @@ cudaSuccess"
         fail "stderr: $stderr"
 }
 
+@test "an assert in one block of a cooperative launch ends the blocks waiting at grid.sync() too" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >coop_assert.cu <<'EOF'
+#include <cassert>
+#include <cstdio>
+#include <cooperative_groups.h>
+__global__ void k(int* d) {
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    assert(blockIdx.x != 3 || threadIdx.x != 7);
+    grid.sync();
+    d[grid.thread_rank()] = 1;
+}
+int main() {
+    int* d;
+    cudaMalloc(&d, 8 * 64 * sizeof(int));
+    void* args[] = {&d};
+    cudaError_t launch = cudaLaunchCooperativeKernel(k, 8, 64, args);
+    printf("launch %s, then %s\n", cudaGetErrorName(launch), cudaGetErrorName(cudaDeviceSynchronize()));
+}
+EOF
+    run "$EMUCC" -o coop_assert coop_assert.cu
+    assert_success
+    for workers in 1 2 4; do
+        for order in forward reverse; do
+            CUDA_EMU_WORKERS=$workers CUDA_EMU_ORDER=$order run --separate-stderr timeout 20 ./coop_assert
+            assert_success
+            assert_output "launch cudaSuccess, then cudaErrorAssert"
+            [[ "$stderr" == "coop_assert.cu:6: void k(int"*"): block: [3,0,0], thread: [7,0,0] Assertion \`blockIdx.x != 3 || threadIdx.x != 7\` failed." ]] ||
+                fail "stderr: $stderr"
+        done
+    done
+}
+
 @test "grid.sync() that some blocks never reach is a deadlock; in a <<<>>> launch it is refused" {
     local line
     line=$(line_of "$REPO/tests/emu/bug_grid_sync.cu" "the grid-wide barrier the returned blocks miss")

@@ -544,6 +544,9 @@ void wait_for_grid(Block* b) {
         fatal("grid.sync() in kernel %s, which was launched with <<<...>>>: a grid-wide barrier "
               "needs all blocks on the GPU at once, which only cudaLaunchCooperativeKernel "
               "promises (on a GPU this hangs or fails)", b->kernel);
+    // Another block's assert has ended the launch: this block ends too, at this barrier or after
+    // waiting at it (below).
+    if (device_error()) abandon_block(b);
     std::unique_lock<std::mutex> lock(g.sync_mutex);
     if (g.sync_arrived++ == 0) {
         g.sync_file = b->threads[b->current].file;
@@ -560,7 +563,6 @@ void wait_for_grid(Block* b) {
     watchdog_track(false);  // waiting for other blocks is no lack of progress of this one
     g.sync_done.wait(lock, [&] { return g.sync_generation != generation || device_error(); });
     watchdog_track(true);
-    // Another block's assert ended the launch: this block ends too.
     if (g.sync_generation == generation) {
         lock.unlock();
         abandon_block(b);

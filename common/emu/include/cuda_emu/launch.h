@@ -68,7 +68,7 @@ cudaError_t launch_from_pointers(void (*kernel)(Params...), const LaunchConfig& 
 // A kernel cast to void* has lost the parameter types that reading args needs. The typed calls that
 // come before a cooperative launch (the occupancy queries, cudaFuncGetAttributes and
 // cudaFuncSetAttribute) and typed launches leave a launcher for the kernel's address
-// (runtime/scheduler.cpp keeps the table), where a launch through void* finds it.
+// (runtime/api.cpp keeps the table), where a launch through void* finds it.
 using KernelLauncher = cudaError_t (*)(const void* kernel, const LaunchConfig& config, void** args,
                                        const char* how);
 void remember_launcher(const void* kernel, KernelLauncher launcher);
