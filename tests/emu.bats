@@ -43,13 +43,13 @@ line_of() {  # line_of FILE TEXT: the line number where TEXT first appears
     grep -n -F -- "$2" "$1" | head -n 1 | cut -d: -f1
 }
 
-run_in_every_order() {
+run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected, "PASS NAME" if not given
     local name=$1
     built "$name"
     for order in forward reverse random:12345; do
         CUDA_EMU_ORDER=$order run "$BIN/$name"
         assert_success
-        assert_output "PASS $name"
+        assert_output "${2:-PASS $name}"
     done
 }
 
@@ -119,6 +119,165 @@ run_in_every_order() {
 
 @test "cooperative groups: block sync and ranks, tiles with shuffles, votes and reduce, grid ranks" {
     run_in_every_order cooperative_groups
+}
+
+@test "a tile's shuffles move a double2, a float3 and a 32-byte struct; reduce takes such a struct" {
+    run_in_every_order shuffle_large
+}
+
+@test "the shuffle intrinsics refuse values over 8 bytes and a tile's shfl over 32, as CUDA's do" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >intrinsic.cu <<'EOF'
+__global__ void k(double2* p) { p[threadIdx.x] = __shfl_sync(0xffffffffu, p[threadIdx.x], 0); }
+int main() { return 0; }
+EOF
+    run "$EMUCC" -c intrinsic.cu -o intrinsic.o
+    assert_failure
+    assert_output --partial "shuffle intrinsics take built-in types of at most 8 bytes, as in CUDA"
+    cat >tile.cu <<'EOF'
+#include <cooperative_groups.h>
+struct Big { double d[5]; };
+__global__ void k(Big* p) {
+    auto tile = cooperative_groups::tiled_partition<32>(cooperative_groups::this_thread_block());
+    p[threadIdx.x] = tile.shfl(p[threadIdx.x], 0);
+}
+int main() { return 0; }
+EOF
+    run "$EMUCC" -c tile.cu -o tile.o
+    assert_failure
+    assert_output --partial "a tile's shfl moves values of at most 32 bytes, as in CUDA"
+}
+
+@test "a cooperative launch fills the device, grid.sync() orders the steps of a stencil across blocks" {
+    # the emulated device has one multiprocessor per worker, each holding 16 blocks of 128 threads
+    for workers in 1 2 3; do
+        CUDA_EMU_WORKERS=$workers run_in_every_order grid_sync "$((workers * 16)) blocks of 128 threads
+PASS grid_sync"
+    done
+}
+
+@test "cudaLaunchCooperativeKernel((void*)kernel) of a kernel the emulator never saw typed is refused, with why" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >untyped.cu <<'EOF'
+#include <cstdio>
+__global__ void k(int* p) { *p = 1; }
+int main() {
+    int* d;
+    cudaMalloc(&d, sizeof(int));
+    void* args[] = {&d};
+    printf("%s\n", cudaGetErrorName(cudaLaunchCooperativeKernel((void*)k, 1, 1, args)));
+    printf("%s\n", cudaGetErrorName(cudaLaunchCooperativeKernel(k, 1, 1, args)));  // now known
+    printf("%s\n", cudaGetErrorName(cudaLaunchKernel((void*)k, 1, 1, args)));
+}
+EOF
+    run "$EMUCC" -o untyped untyped.cu
+    assert_success
+    run --separate-stderr ./untyped
+    assert_success
+    assert_output "cudaErrorInvalidDeviceFunction
+cudaSuccess
+cudaSuccess"
+    [[ "$stderr" == "cuda-emu: a kernel launched by cudaLaunchCooperativeKernel as (void*)kernel, whose parameter types the emulator cannot know: pass the kernel itself, or ask cudaOccupancyMaxActiveBlocksPerMultiprocessor about it first" ]] ||
+        fail "stderr: $stderr"
+}
+
+@test "an assert in one block of a cooperative launch ends the blocks waiting at grid.sync() too" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >coop_assert.cu <<'EOF'
+#include <cassert>
+#include <cstdio>
+#include <cooperative_groups.h>
+__global__ void k(int* d) {
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    assert(blockIdx.x != 3 || threadIdx.x != 7);
+    grid.sync();
+    d[grid.thread_rank()] = 1;
+}
+int main() {
+    int* d;
+    cudaMalloc(&d, 8 * 64 * sizeof(int));
+    void* args[] = {&d};
+    cudaError_t launch = cudaLaunchCooperativeKernel(k, 8, 64, args);
+    printf("launch %s, then %s\n", cudaGetErrorName(launch), cudaGetErrorName(cudaDeviceSynchronize()));
+}
+EOF
+    run "$EMUCC" -o coop_assert coop_assert.cu
+    assert_success
+    for workers in 1 2 4; do
+        for order in forward reverse; do
+            CUDA_EMU_WORKERS=$workers CUDA_EMU_ORDER=$order run --separate-stderr timeout 20 ./coop_assert
+            assert_success
+            assert_output "launch cudaSuccess, then cudaErrorAssert"
+            [[ "$stderr" == "coop_assert.cu:6: void k(int"*"): block: [3,0,0], thread: [7,0,0] Assertion \`blockIdx.x != 3 || threadIdx.x != 7\` failed." ]] ||
+                fail "stderr: $stderr"
+        done
+    done
+}
+
+@test "grid.sync() that some blocks never reach is a deadlock; in a <<<>>> launch it is refused" {
+    local line
+    line=$(line_of "$REPO/tests/emu/bug_grid_sync.cu" "the grid-wide barrier the returned blocks miss")
+    built bug_grid_sync
+    run timeout 20 "$BIN/bug_grid_sync"
+    assert_failure 1
+    assert_output --partial "cuda-emu: deadlock in kernel launched by cudaLaunchCooperativeKernel: 2 block(s) wait at grid.sync() at tests/emu/bug_grid_sync.cu:$line, and 2 block(s) returned from the kernel without reaching it."
+    run timeout 20 "$BIN/bug_grid_sync" plain
+    assert_failure 1
+    assert_output --partial "cuda-emu: grid.sync() in kernel shift_left, which was launched with <<<...>>>"
+}
+
+@test "texture objects fetch by the CUDA programming guide's rules: filtering, address modes, normalized reads" {
+    local expected="linear float tex1Dfetch 0 3 7 -1 8: 0 4.5 10.5 0 0
+uchar normalized 0 51 255 128: 0 0.2 1 0.5019608
+short normalized -32768 32767 -16384 1000: -1 1 -0.5000153 0.03051851
+point clamp -3 0.5 1.99 3.5 9: 10 10 20 40 40
+texel coordinates, wrap -3 0.5 1.99 3.5 9: 10 10 20 40 40
+linear clamp 0.5 1 1.25 0 4.5 2.253: 10 15 17.5 10 40 27.53906
+normalized wrap 1.125 -0.125 0.375: 10 40 20
+normalized mirror 1.125 -0.125 0.375: 40 10 20
+normalized border 1.125 -0.125 0.375: 99 99 20
+linear wrap at 0 and 1: 25 25
+linear clamp at 0 and 1: 10 40
+linear border at 0 and 1: 5 20
+pitch2D linear (1,1) (2.25,1.5) (-5,10) (3.5,2.5): 5.5 11.75 20 23
+3-D linear (1,1,1) (1.5,0.5,1.5) (-1,5,0.5): 55.5 101 10
+uchar4 normalized at (0,0): 1 0 0.2 0.5019608
+uchar4 linear at the centre: 0.2656863 0.02745098 0.08921569 0.1764706
+uchar4 elements at (1,1): 10 20 30 40
+PASS textures"
+    run_in_every_order textures "$expected"
+}
+
+@test "texture objects refuse what the texture unit cannot do: linear filtering of integers, 3 channels" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >refuse.cu <<'EOF'
+#include <cstdio>
+#include <cstring>
+int main() {
+    cudaChannelFormatDesc ints = cudaCreateChannelDesc<int>(), three = cudaCreateChannelDesc(32, 32, 32, 0, cudaChannelFormatKindFloat);
+    cudaArray_t array, bad = nullptr;
+    cudaMallocArray(&array, &ints, 4);
+    printf("3 channels: %s\n", cudaGetErrorName(cudaMallocArray(&bad, &three, 4)));
+    cudaResourceDesc resource;
+    memset(&resource, 0, sizeof resource);
+    resource.resType = cudaResourceTypeArray;
+    resource.res.array.array = array;
+    cudaTextureDesc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.filterMode = cudaFilterModeLinear;
+    cudaTextureObject_t texture;
+    printf("linear ints: %s\n", cudaGetErrorName(cudaCreateTextureObject(&texture, &resource, &desc, nullptr)));
+    printf("last error: %s\n", cudaGetErrorName(cudaGetLastError()));
+    return cudaFreeArray(array);
+}
+EOF
+    run "$EMUCC" -o refuse refuse.cu
+    assert_success
+    run ./refuse
+    assert_success
+    assert_output "3 channels: cudaErrorInvalidChannelDescriptor
+linear ints: cudaErrorInvalidValue
+last error: cudaErrorInvalidValue"
 }
 
 @test "code written for NVIDIA's headers finds their include guards, compute mode and profiler calls" {
@@ -204,6 +363,34 @@ EOF
 
 @test "pinned and managed memory, async copies on streams, events and the error functions work" {
     run_in_every_order runtime_api
+}
+
+@test "a failed device assert names file, line, block and thread, and leaves cudaErrorAssert for every later call" {
+    local line host_line
+    line=$(line_of "$REPO/tests/emu/device_assert.cu" "fails for element 69")
+    host_line=$(line_of "$REPO/tests/emu/device_assert.cu" "assert(argc == 1)")
+    built device_assert
+    for order in forward reverse random:12345; do
+        CUDA_EMU_ORDER=$order run --separate-stderr "$BIN/device_assert"
+        assert_success
+        assert_output "cudaDeviceSynchronize: cudaErrorAssert (device-side assert triggered)
+cudaGetLastError: cudaErrorAssert
+cudaGetLastError again: cudaErrorAssert
+cudaMemcpy: cudaErrorAssert
+cudaMalloc: cudaErrorAssert
+another launch: cudaErrorAssert
+cudaDeviceReset: cudaSuccess
+negatives counted with NDEBUG: 1
+PASS device_assert"
+        # CUDA's wording; the function as the host compiler spells it (g++ and clang++ differ)
+        [[ "$stderr" =~ ^"tests/emu/device_assert.cu:$line: void check_positive(const int"" "?"*, int"" "?"*): block: [1,0,0], thread: [5,0,0] Assertion \`values[i] >= 0\` failed."$ ]] ||
+            fail "stderr: $stderr"
+    done
+    # In host code, the C library's behaviour: its message, then abort (SIGABRT: status 134).
+    run --separate-stderr "$BIN/device_assert" host
+    assert_failure 134
+    [[ "$stderr" == "device_assert: tests/emu/device_assert.cu:$host_line: void host_check(int): Assertion \`argc == 1' failed." ]] ||
+        fail "stderr: $stderr"
 }
 
 @test "one worker thread gives the same results as many" {

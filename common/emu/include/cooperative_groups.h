@@ -4,9 +4,11 @@
 // within a warp (tiled_partition), the lanes running together (coalesced_threads) and the grid
 // (this_grid). Each is a thin layer over what the emulator already has: a block's sync() is
 // __syncthreads(), a tile's operations are the warp operations (__shfl_sync, __ballot_sync, ...)
-// with the tile's lanes as their mask. What is missing: grid.sync() (it needs a cooperative
-// launch, which the emulator does not do) and memcpy_async.
+// with the tile's lanes as their mask, the grid's sync() a __syncthreads() after which the block
+// waits for the others (runtime/scheduler.cpp). What is missing: memcpy_async.
 #pragma once
+
+#include <type_traits>
 
 #include "cuda_runtime.h"
 
@@ -26,6 +28,24 @@ inline unsigned tile_mask(unsigned size) {
     unsigned lane = linear_thread_index() % 32;
     unsigned lanes = size >= 32 ? 0xffffffffu : (1u << size) - 1;
     return lanes << (lane & ~(size - 1));
+}
+
+// A tile's shuffles move any trivially copyable value of up to 32 bytes (a double2, a struct), as
+// CUDA's do, while the intrinsics take only built-in types of 8 bytes or less. Both cut the value
+// into slices the hardware can move and shuffle each slice: here 8-byte slices, one warp
+// shuffle each, so a value of 8 bytes or less costs one shuffle.
+template <class T>
+T shuffle_slices(int op, unsigned mask, T value, int arg, unsigned width) {
+    static_assert(std::is_trivially_copyable<T>::value,
+                  "a tile's shfl needs a trivially copyable type: it copies the bytes");
+    static_assert(sizeof(T) <= 32, "a tile's shfl moves values of at most 32 bytes, as in CUDA");
+    constexpr unsigned slices = (sizeof(T) + 7) / 8;
+    uint64_t bits[slices] = {};
+    std::memcpy(bits, &value, sizeof(T));
+    for (unsigned i = 0; i < slices; i++)
+        bits[i] = ::cuda_emu::warp_barrier(__FILE__, __LINE__, op, mask, bits[i], arg, (int)width);
+    std::memcpy(&value, bits, sizeof(T));
+    return value;
 }
 }  // namespace details
 
@@ -60,16 +80,16 @@ public:
     }
     void sync() const { __syncwarp(mask()); }
     template <class T> T shfl(T value, int source_rank) const {
-        return __shfl_sync(mask(), value, source_rank, Size);
+        return details::shuffle_slices(::cuda_emu::WARP_SHFL, mask(), value, source_rank, Size);
     }
     template <class T> T shfl_up(T value, unsigned delta) const {
-        return __shfl_up_sync(mask(), value, delta, Size);
+        return details::shuffle_slices(::cuda_emu::WARP_SHFL_UP, mask(), value, (int)delta, Size);
     }
     template <class T> T shfl_down(T value, unsigned delta) const {
-        return __shfl_down_sync(mask(), value, delta, Size);
+        return details::shuffle_slices(::cuda_emu::WARP_SHFL_DOWN, mask(), value, (int)delta, Size);
     }
     template <class T> T shfl_xor(T value, unsigned lane_mask) const {
-        return __shfl_xor_sync(mask(), value, lane_mask, Size);
+        return details::shuffle_slices(::cuda_emu::WARP_SHFL_XOR, mask(), value, (int)lane_mask, Size);
     }
     int any(int predicate) const { return __any_sync(mask(), predicate); }
     int all(int predicate) const { return __all_sync(mask(), predicate); }
@@ -89,9 +109,16 @@ thread_block_tile<Size> tiled_partition(const Parent&) {
     return thread_block_tile<Size>();
 }
 
-// The whole grid. size() and thread_rank() count threads across all blocks.
+// The whole grid. size() and thread_rank() count threads across all blocks. sync() is a barrier
+// for every thread of the grid; it needs a launch by cudaLaunchCooperativeKernel, which runs all
+// blocks at once (is_valid() tells).
 class grid_group {
 public:
+    // The caller's file and line, for reports of threads that wait at different barriers.
+    void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+        ::cuda_emu::block_barrier(file, line, ::cuda_emu::GRID_SYNC, 1);
+    }
+    bool is_valid() const { return ::cuda_emu::cooperative_launch(); }
     unsigned long long size() const {
         return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * details::block_threads();
     }
@@ -104,8 +131,8 @@ public:
     unsigned long long block_rank() const { return thread_rank() / details::block_threads(); }
     unsigned long long num_blocks() const { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z; }
     dim3 group_dim() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
-    // Valid only in a kernel started with cudaLaunchCooperativeKernel, which is not emulated.
-    bool is_valid() const { return false; }
+    dim3 dim_blocks() const { return group_dim(); }
+    dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
 };
 
 inline grid_group this_grid() { return grid_group(); }

@@ -7,6 +7,7 @@
 //   cuda_emu/api.h     cudaMalloc, cudaMemcpy, streams, events, occupancy, ...
 //   cuda_emu/device.h  qualifiers, threadIdx & co., barriers, warp operations, atomics, intrinsics
 //   cuda_emu/launch.h  what a rewritten kernel<<<...>>>(...) launch calls
+//   cuda_emu/texture.h CUDA arrays, texture objects, tex1Dfetch, tex1D, tex2D, tex3D
 // CUDA_EMULATION is 1 here and undefined with the real toolkit, for code that wants to say which
 // backend it runs on. Nothing else in a .cu file should need to know.
 #pragma once
@@ -27,6 +28,7 @@
 #define __TEXTURE_TYPES_H__
 #define __SURFACE_TYPES_H__
 #define __CHANNEL_DESCRIPTOR_H__
+#define __TEXTURE_INDIRECT_FUNCTIONS_H__
 #define __CUDA_PROFILER_API_H__
 #define __CUDA_DEVICE_RUNTIME_API_H__
 
@@ -34,3 +36,4 @@
 #include "cuda_emu/api.h"
 #include "cuda_emu/device.h"
 #include "cuda_emu/launch.h"
+#include "cuda_emu/texture.h"

@@ -11,6 +11,7 @@
 //     limits of an A100 (compute capability 8.0), so occupancy arithmetic in the course gives
 //     textbook numbers.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,7 @@ namespace cuda_emu {
 namespace {
 
 thread_local cudaError_t last_error = cudaSuccess;  // per host thread, as in CUDA
+std::atomic<cudaError_t> device_failure{cudaSuccess};  // for every host thread: the device's
 
 cudaError_t fail(cudaError_t error) {
     set_last_error(error);
@@ -86,6 +88,7 @@ const Allocation* find_allocation(const void* ptr, size_t count) {
 }
 
 cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int line) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (!ptr) return fail(cudaErrorInvalidValue);
     bool guard = settings().guard && kind != Kind::pinned_host;
     void* memory = guard ? guarded_alloc(size, file, line) : aligned_alloc(256, (size + 255) / 256 * 256);
@@ -104,6 +107,7 @@ cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int l
 }
 
 cudaError_t release(void* ptr, bool host_kind) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (!ptr) return cudaSuccess;
     Allocation found;
     {
@@ -124,13 +128,6 @@ cudaError_t release(void* ptr, bool host_kind) {
     return cudaSuccess;
 }
 
-// A device-side pointer must lie, with all `count` bytes, inside one live device allocation.
-bool device_range_ok(const void* ptr, size_t count) {
-    std::lock_guard<std::mutex> lock(allocations_mutex);
-    const Allocation* a = find_allocation(ptr, count);
-    return a && a->kind != Kind::pinned_host;
-}
-
 struct Timing {
     double ms;
     bool recorded;
@@ -143,14 +140,37 @@ double now_ms() {
 
 }  // namespace
 
+bool device_range_ok(const void* ptr, size_t count) {
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    const Allocation* a = find_allocation(ptr, count);
+    return a && a->kind != Kind::pinned_host;
+}
+
 void set_last_error(cudaError_t error) {
     if (error != cudaSuccess) last_error = error;
 }
 
+void fail_device(cudaError_t error) {
+    device_failure.store(error);
+    set_last_error(error);
+}
+cudaError_t device_error() { return device_failure.load(std::memory_order_relaxed); }
+
 size_t dynamic_shared_limit() { return raised_shared_limit; }
+
+int resident_blocks_per_sm(int block_size, size_t dynamic_smem) {
+    if (block_size <= 0 || block_size > max_threads_per_block || dynamic_smem > optin_shared_per_block)
+        return 0;
+    int warps = (block_size + 31) / 32;
+    int by_threads = threads_per_sm / (warps * 32);
+    int by_registers = registers_per_sm / (warps * 32 * assumed_registers_per_thread);
+    int by_shared = (int)(shared_per_sm / (dynamic_smem + reserved_shared_per_block));
+    return std::min({blocks_per_sm, by_threads, by_registers, by_shared});
+}
 
 cudaError_t copy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count,
                         size_t offset, bool to_symbol) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (offset > symbol_size || count > symbol_size - offset) return fail(cudaErrorInvalidValue);
     if (to_symbol)
         memcpy((char*)symbol + offset, buffer, count);
@@ -172,12 +192,16 @@ using namespace cuda_emu;
 extern "C" {
 
 // ---- Errors ---------------------------------------------------------------------------------------
+// A failed device cannot be cleared by reading its error: only cudaDeviceReset clears it.
+cudaError_t cudaPeekAtLastError(void) {
+    cudaError_t failure = device_error();
+    return failure != cudaSuccess ? failure : cuda_emu::last_error;
+}
 cudaError_t cudaGetLastError(void) {
-    cudaError_t e = cuda_emu::last_error;
+    cudaError_t e = cudaPeekAtLastError();
     cuda_emu::last_error = cudaSuccess;
     return e;
 }
-cudaError_t cudaPeekAtLastError(void) { return cuda_emu::last_error; }
 
 namespace {
 struct ErrorText {
@@ -195,6 +219,8 @@ const ErrorText error_texts[] = {
     {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
     {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
     {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer", "invalid host pointer"},
+    {cudaErrorInvalidTexture, "cudaErrorInvalidTexture", "invalid texture reference"},
+    {cudaErrorInvalidChannelDescriptor, "cudaErrorInvalidChannelDescriptor", "invalid channel descriptor"},
     {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
     {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
     {cudaErrorNotYetImplemented, "cudaErrorNotYetImplemented", "function not yet implemented"},
@@ -210,6 +236,7 @@ const ErrorText error_texts[] = {
     {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"},
     {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
     {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"},
     {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
@@ -243,8 +270,18 @@ cudaError_t cudaGetDevice(int* device) {
     return cudaSuccess;
 }
 cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }  // launches are synchronous
-cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+// Launches are synchronous: there is nothing to wait for, only a failure to report.
+cudaError_t cudaDeviceSynchronize(void) {
+    if (cudaError_t failure = device_error()) return fail(failure);
+    return cudaSuccess;
+}
+// A new start for the device, which clears a failure (allocations are not freed: the emulator
+// cannot tell which the program will still read as host memory).
+cudaError_t cudaDeviceReset(void) {
+    device_failure.store(cudaSuccess);
+    last_error = cudaSuccess;
+    return cudaSuccess;
+}
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
 cudaError_t cudaDriverGetVersion(int* version) {
     if (!version) return fail(cudaErrorInvalidValue);
@@ -293,7 +330,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->maxBlocksPerMultiProcessor = blocks_per_sm;
     prop->managedMemory = 1;
     prop->concurrentManagedAccess = 1;
-    prop->cooperativeLaunch = 0;
+    prop->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel and grid.sync() work
     return cudaSuccess;
 }
 
@@ -391,6 +428,7 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (count == 0) return cudaSuccess;
     if (!dst || !src) return fail(cudaErrorInvalidValue);
     if ((unsigned)kind > cudaMemcpyDefault) return fail(cudaErrorInvalidMemcpyDirection);
@@ -416,10 +454,19 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
     return cudaSuccess;
 }
 cudaError_t cudaMemset(void* ptr, int value, size_t count) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (count == 0) return cudaSuccess;
     if (!device_range_ok(ptr, count)) return fail(cudaErrorInvalidValue);
     memset(ptr, value, count);
     if (sanitize_enabled) sanitize_mark_written(ptr, count);
+    return cudaSuccess;
+}
+cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_t height) {
+    if (width > pitch) return fail(cudaErrorInvalidPitchValue);
+    for (size_t row = 0; row < height; row++) {
+        cudaError_t e = cudaMemset((char*)ptr + row * pitch, value, width);
+        if (e != cudaSuccess) return e;
+    }
     return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t) {
@@ -436,6 +483,7 @@ cudaError_t cudaMemAdvise(const void*, size_t, enum cudaMemoryAdvise, struct cud
 // Work runs when it is issued, so a stream only has to exist; an event only keeps a time.
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (!stream) return fail(cudaErrorInvalidValue);
     *stream = reinterpret_cast<cudaStream_t>(new char(0));
     return cudaSuccess;
@@ -444,7 +492,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     delete reinterpret_cast<char*>(stream);
     return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaDeviceSynchronize(); }
 cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* user_data) {
     if (!fn) return fail(cudaErrorInvalidValue);
     fn(user_data);
@@ -461,16 +509,19 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { retur
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (!event) return fail(cudaErrorInvalidValue);
     *event = reinterpret_cast<cudaEvent_t>(new Timing{0, false});
     return cudaSuccess;
 }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     if (!event) return fail(cudaErrorInvalidResourceHandle);
     *reinterpret_cast<Timing*>(event) = Timing{now_ms(), true};
     return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    if (cudaError_t failure = device_error()) return fail(failure);
     return event ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
@@ -518,18 +569,37 @@ cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, 
 }
 cudaError_t cudaFuncSetCacheConfig(const void*, enum cudaFuncCache) { return cudaSuccess; }
 
+}  // extern "C"
+
+namespace {
+std::mutex launchers_mutex;
+std::map<const void*, KernelLauncher> launchers;
+}  // namespace
+
+void cuda_emu::remember_launcher(const void* kernel, KernelLauncher launcher) {
+    std::lock_guard<std::mutex> lock(launchers_mutex);
+    launchers[kernel] = launcher;
+}
+
+KernelLauncher cuda_emu::launcher_for(const void* kernel, const char* how) {
+    {
+        std::lock_guard<std::mutex> lock(launchers_mutex);
+        auto found = launchers.find(kernel);
+        if (found != launchers.end()) return found->second;
+    }
+    report("a kernel %s as (void*)kernel, whose parameter types the emulator cannot know: pass "
+           "the kernel itself, or ask cudaOccupancyMaxActiveBlocksPerMultiprocessor about it first",
+           how);
+    set_last_error(cudaErrorInvalidDeviceFunction);
+    return nullptr;
+}
+
+extern "C" {
+
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, const void* func,
                                                           int block_size, size_t dynamic_smem) {
     if (!num_blocks || !func || block_size <= 0) return fail(cudaErrorInvalidValue);
-    if (block_size > max_threads_per_block || dynamic_smem > optin_shared_per_block) {
-        *num_blocks = 0;
-        return cudaSuccess;
-    }
-    int warps = (block_size + 31) / 32;
-    int by_threads = threads_per_sm / (warps * 32);
-    int by_registers = registers_per_sm / (warps * 32 * assumed_registers_per_thread);
-    int by_shared = (int)(shared_per_sm / (dynamic_smem + reserved_shared_per_block));
-    *num_blocks = std::min({blocks_per_sm, by_threads, by_registers, by_shared});
+    *num_blocks = resident_blocks_per_sm(block_size, dynamic_smem);
     return cudaSuccess;
 }
 

@@ -1,10 +1,12 @@
 // runtime/internal.h - what the emulator's runtime files share with each other (not with students'
 // code, which sees only common/emu/include/).
 //
-// Part of the CPU emulation backend (common/emu/). The runtime is three files:
+// Part of the CPU emulation backend (common/emu/). The runtime is these files:
 //   scheduler.cpp  fibers, barriers, warp operations, the worker pool that runs a grid
 //   api.cpp        the CUDA runtime API: memory, streams, events, device properties, errors
+//   texture.cpp    CUDA arrays, texture objects and the texture unit's fetches
 //   debug.cpp      settings from CUDA_EMU_* variables, bug reports, guard pages, watchdog
+//   sanitize.cpp   emucc --sanitize: the checks of every shared-memory access
 // and switch.S, the few instructions that switch from one fiber (emulated GPU thread) to another.
 #pragma once
 
@@ -73,7 +75,16 @@ constexpr int max_block_dim_z = 64;
 constexpr size_t default_shared_per_block = 48 * 1024;
 constexpr size_t optin_shared_per_block = 163 * 1024;
 size_t dynamic_shared_limit();
+// Blocks of this many threads and bytes of dynamic shared memory a multiprocessor holds at once,
+// by the occupancy model of runtime/api.cpp; the emulated device has one per worker thread.
+int resident_blocks_per_sm(int block_size, size_t dynamic_shared_bytes);
 void set_last_error(cudaError_t error);
+// A device-side pointer must lie, with all `count` bytes, inside one live device allocation.
+bool device_range_ok(const void* ptr, size_t count);
+// A failed device assert leaves the device failed until cudaDeviceReset, as a GPU's context is:
+// from then on the calls that use it return that error, not only the next one.
+void fail_device(cudaError_t error);
+cudaError_t device_error();
 
 // ---- emucc --sanitize (sanitize.cpp) ------------------------------------------------------------
 // What the checks need to know of the running block; the scheduler keeps it up to date (plain

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -65,10 +66,13 @@ struct Stack {
     size_t size;
 };
 
+struct Grid;
+
 struct Block {
     void (*body)(void*);
     void* closure;
     const char* kernel;
+    Grid* grid;
     unsigned thread_count;
     uint3 dims;  // blockDim; the thread table below is rebuilt when it changes
     GpuThread threads[max_threads_per_block];
@@ -90,13 +94,20 @@ struct Block {
     Stack* starting_stack;
     uint64_t rng;
     std::vector<Stack*> free_stacks;
+    std::vector<Stack*> all_stacks;  // every stack made, to take back those an abort abandons
     unsigned stacks_made;
+    // Where a failed device assert jumps to end the block: the worker's own stack, in run_block
+    // (a __builtin_setjmp buffer: five words).
+    void* abort_jump[5];
 };
 
 struct Worker {
     Block block;
     size_t dynamic_shared_size = 0;
 };
+
+// Ends the running block at once, from any of its stacks: back to run_threads_to_end.
+[[noreturn]] void abandon_block(Block* b) { __builtin_longjmp(b->abort_jump, 1); }
 
 thread_local Worker* this_worker;
 thread_local bool inside_block;
@@ -144,7 +155,9 @@ Stack* acquire_stack(Block* b) {
     // them over all sets ("cache colouring").
     constexpr size_t cache_line = 64;
     size_t colour = (b->stacks_made++ % (page / cache_line)) * cache_line;
-    return new Stack{memory + page, size - colour};
+    Stack* s = new Stack{memory + page, size - colour};
+    b->all_stacks.push_back(s);
+    return s;
 }
 
 void release_stack(Block* b, Stack* s) { b->free_stacks.push_back(s); }
@@ -257,7 +270,7 @@ void format_index(char* text, size_t size, uint3 v) { snprintf(text, size, "(%u,
 const char* op_name(const GpuThread& t) {
     if (t.state == AT_BLOCK_BARRIER) {
         static const char* names[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and",
-                                      "__syncthreads_or"};
+                                      "__syncthreads_or", "grid.sync()"};
         return names[t.op];
     }
     static const char* names[] = {"__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
@@ -334,10 +347,14 @@ const char* op_name(const GpuThread& t) {
     abort();  // not reached: a mismatch was seen on arrival
 }
 
+void wait_for_grid(Block* b);
+
 // The last thread has arrived: every thread becomes ready, in the chosen order.
 __attribute__((noinline)) void release_block_barrier(Block* b) {
     sanitize_state.block_epoch++;  // what comes after the barrier is ordered after what came before
     if (b->barrier_mismatch) report_different_barriers(b);
+    // grid.sync(): the whole block has arrived; now the block waits for the other blocks.
+    if (b->barrier_op == GRID_SYNC) wait_for_grid(b);
     int count = b->barrier_count;
     switch (b->barrier_op) {
         case REDUCE_COUNT: b->reduce_result = count; break;
@@ -498,7 +515,74 @@ struct Grid {
     uint64_t block_count;
     uint64_t chunk;
     std::atomic<uint64_t> next_block{0};
+    // grid.sync() in a cooperative launch, where every block has an OS thread of its own: blocks
+    // that have arrived, blocks that have finished (and will never arrive), and a generation
+    // number that counts the barriers released, for the waiters to see theirs go.
+    std::mutex sync_mutex;
+    std::condition_variable sync_done;
+    uint64_t sync_arrived = 0, blocks_finished = 0, sync_generation = 0;
+    const char* sync_file = nullptr;
+    int sync_line = 0;
 };
+
+// Blocks wait at grid.sync() while another block has returned from the kernel: on a GPU the grid
+// hangs. Called with the grid's sync_mutex held.
+[[noreturn]] void report_grid_deadlock(const Grid& g) {
+    report("deadlock in kernel %s: %llu block(s) wait at grid.sync() at %s:%d, and %llu block(s) "
+           "returned from the kernel without reaching it.", g.kernel,
+           (unsigned long long)g.sync_arrived, g.sync_file, g.sync_line,
+           (unsigned long long)g.blocks_finished);
+    report("every thread of every block of a cooperative launch must reach each grid.sync().");
+    die();
+}
+
+// The calling block's threads all wait at grid.sync(); its OS thread now waits for the other
+// blocks (each on its own OS thread), and the last block to arrive releases them all.
+void wait_for_grid(Block* b) {
+    Grid& g = *b->grid;
+    if (!g.config.cooperative)
+        fatal("grid.sync() in kernel %s, which was launched with <<<...>>>: a grid-wide barrier "
+              "needs all blocks on the GPU at once, which only cudaLaunchCooperativeKernel "
+              "promises (on a GPU this hangs or fails)", b->kernel);
+    // Another block's assert has ended the launch: this block ends too, at this barrier or after
+    // waiting at it (below).
+    if (device_error()) abandon_block(b);
+    std::unique_lock<std::mutex> lock(g.sync_mutex);
+    if (g.sync_arrived++ == 0) {
+        g.sync_file = b->threads[b->current].file;
+        g.sync_line = b->threads[b->current].line;
+    }
+    if (g.sync_arrived + g.blocks_finished == g.block_count) {
+        if (g.blocks_finished > 0) report_grid_deadlock(g);
+        g.sync_arrived = 0;
+        g.sync_generation++;
+        g.sync_done.notify_all();
+        return;
+    }
+    uint64_t generation = g.sync_generation;
+    watchdog_track(false);  // waiting for other blocks is no lack of progress of this one
+    g.sync_done.wait(lock, [&] { return g.sync_generation != generation || device_error(); });
+    watchdog_track(true);
+    if (g.sync_generation == generation) {
+        lock.unlock();
+        abandon_block(b);
+    }
+}
+
+}  // namespace
+
+bool cooperative_launch() { return current_block("grid_group")->grid->config.cooperative; }
+
+namespace {
+
+// A block of a cooperative launch has finished: the waiting blocks may now be waiting in vain.
+void note_block_finished(Grid& g) {
+    std::lock_guard<std::mutex> lock(g.sync_mutex);
+    g.blocks_finished++;
+    if (device_error()) g.sync_done.notify_all();  // an assert: let the waiting blocks end
+    else if (g.sync_arrived > 0 && g.sync_arrived + g.blocks_finished == g.block_count)
+        report_grid_deadlock(g);
+}
 
 void setup_block_shape(Block* b, const Grid& grid) {
     dim3 dims = grid.config.block;
@@ -517,6 +601,16 @@ void setup_block_shape(Block* b, const Grid& grid) {
         b->order[t] = (uint16_t)(settings().order == Order::reverse ? b->thread_count - 1 - t : t);
     blockDim = b->dims;
     gridDim = uint3{grid.config.grid.x, grid.config.grid.y, grid.config.grid.z};
+}
+
+// Runs the block's threads; false when a failed device assert ended the block first. The
+// assert jumps back here from whichever stack it ran on, dropping the frames of every thread of
+// the block at once, as a GPU stops all threads of a kernel that asserts. (__builtin_setjmp, not
+// setjmp: the C library's longjmp refuses to jump from one stack to another.)
+__attribute__((noinline)) bool run_threads_to_end(Block* b) {
+    if (__builtin_setjmp(b->abort_jump)) return false;
+    run_threads(b, nullptr);
+    return true;
 }
 
 void run_block(Worker* w, const Grid& grid, uint64_t linear) {
@@ -538,7 +632,8 @@ void run_block(Worker* w, const Grid& grid, uint64_t linear) {
         std::memset(dynamic_shared_base, 0xff, grid.config.shared_bytes);
     sanitize_state.in_block = sanitize_enabled;
     if (sanitize_enabled) sanitize_block_start(dynamic_shared_base, grid.config.shared_bytes);
-    run_threads(b, nullptr);
+    // After an assert, no thread lives on any stack the block made.
+    if (!run_threads_to_end(b)) b->free_stacks = b->all_stacks;
     if (sanitize_state.in_block) sanitize_block_end();
     sanitize_state.in_block = false;
     note_progress();
@@ -549,6 +644,7 @@ void run_blocks(Worker* w, Grid& grid) {
     b->body = grid.body;
     b->closure = grid.closure;
     b->kernel = grid.kernel;
+    b->grid = &grid;
     if (w->dynamic_shared_size < grid.config.shared_bytes || !dynamic_shared_base) {
         free(dynamic_shared_base);
         // --sanitize: a red zone after the buffer, so an access past its end stays inside
@@ -562,11 +658,13 @@ void run_blocks(Worker* w, Grid& grid) {
     inside_block = true;
     watchdog_track(true);
     for (;;) {
+        if (device_error() != cudaSuccess) break;  // a block asserted: the launch is over
         uint64_t first = grid.next_block.fetch_add(grid.chunk, std::memory_order_relaxed);
         if (first >= grid.block_count) break;
         uint64_t last = std::min(first + grid.chunk, grid.block_count);
         for (uint64_t linear = first; linear < last; linear++) {
             run_block(w, grid, linear);
+            if (grid.config.cooperative) note_block_finished(grid);
             if (settings().order != Order::random) continue;
             for (unsigned t = 0; t < b->thread_count; t++) b->order[t] = (uint16_t)t;
         }
@@ -576,24 +674,26 @@ void run_blocks(Worker* w, Grid& grid) {
 }
 
 // The pool: workers sleep until a grid arrives, then take chunks of blocks until none are left.
-// The launching thread works too, so N workers means N-1 extra OS threads.
+// The launching thread works too, so N workers means N-1 extra OS threads. A cooperative launch
+// needs an OS thread per block (see run_grid): the pool grows to that many, and a grid wakes only
+// the helpers it needs.
 struct Pool {
     std::mutex mutex;
     std::condition_variable wake, done;
     Grid* grid = nullptr;
     uint64_t generation = 0;
-    int busy = 0;
+    int busy = 0, wanted = 0;
     std::vector<std::thread> threads;
 
-    void start(int extra) {
-        for (int i = 0; i < extra; i++)
-            threads.emplace_back([this] {
+    void grow(int extra) {  // called with the mutex held, or before any grid runs
+        for (int index = (int)threads.size(); index < extra; index++) {
+            threads.emplace_back([this, index] {
                 uint64_t seen = 0;
                 for (;;) {
                     Grid* g;
                     {
                         std::unique_lock<std::mutex> lock(mutex);
-                        wake.wait(lock, [&] { return generation != seen; });
+                        wake.wait(lock, [&] { return generation != seen && index < wanted; });
                         seen = generation;
                         g = grid;
                     }
@@ -602,15 +702,16 @@ struct Pool {
                     if (--busy == 0) done.notify_all();
                 }
             });
-        for (auto& t : threads) t.detach();
+            threads.back().detach();
+        }
     }
 
-    void run(Grid& g) {
-        int helpers = (int)threads.size();
+    void run(Grid& g, int helpers) {
         if (g.block_count > 1 && helpers > 0) {
             std::lock_guard<std::mutex> lock(mutex);
+            grow(helpers);
             grid = &g;
-            busy = helpers;
+            busy = wanted = helpers;
             generation++;
             wake.notify_all();
         } else {
@@ -629,7 +730,7 @@ std::mutex launch_mutex;
 Pool& pool() {
     static Pool* p = [] {
         Pool* created = new Pool();  // never destroyed: workers may outlive static destructors
-        created->start(settings().workers - 1);
+        created->grow(settings().workers - 1);
         return created;
     }();
     return *p;
@@ -652,14 +753,29 @@ cudaError_t check_config(const LaunchConfig& c) {
 
 void (*launch_observer)(const LaunchConfig& config, const char* kernel_name) = nullptr;
 
-void run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(void*),
-              void* closure) {
+cudaError_t run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(void*),
+                     void* closure) {
     if (inside_block) fatal("kernel %s launched from inside a kernel: dynamic parallelism is not emulated",
                             kernel_name);
-    cudaError_t error = check_config(config);
+    cudaError_t error = device_error();
+    if (error == cudaSuccess) error = check_config(config);
+    uint64_t block_count = (uint64_t)config.grid.x * config.grid.y * config.grid.z;
+    // A cooperative launch promises that all its blocks are on the device at once, so it may not
+    // have more than the multiprocessors hold (the occupancy model's figure times their number).
+    int helpers = settings().workers - 1;
+    if (error == cudaSuccess && config.cooperative) {
+        unsigned threads = config.block.x * config.block.y * config.block.z;
+        uint64_t resident =
+            (uint64_t)resident_blocks_per_sm((int)threads, config.shared_bytes) * settings().workers;
+        if (block_count > resident) error = cudaErrorCooperativeLaunchTooLarge;
+        // Every block gets an OS thread of its own, so that all can wait at grid.sync() at once:
+        // blocks cannot take turns on one OS thread, whose thread_local variables hold the static
+        // __shared__ memory of only one block.
+        helpers = (int)block_count - 1;
+    }
     if (error != cudaSuccess) {
         set_last_error(error);
-        return;
+        return error;
     }
     if (launch_observer) launch_observer(config, kernel_name);
     Grid grid;
@@ -667,14 +783,44 @@ void run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(
     grid.kernel = kernel_name;
     grid.body = body;
     grid.closure = closure;
-    grid.block_count = (uint64_t)config.grid.x * config.grid.y * config.grid.z;
+    grid.block_count = block_count;
     // Chunks of blocks keep the shared counter cool; small enough that cores finish together.
-    grid.chunk = std::max<uint64_t>(1, grid.block_count / ((uint64_t)settings().workers * 64));
+    grid.chunk = config.cooperative ? 1 : std::max<uint64_t>(1, block_count / ((uint64_t)settings().workers * 64));
     std::lock_guard<std::mutex> lock(launch_mutex);
-    pool().run(grid);
+    pool().run(grid, helpers);
+    // What went wrong while it ran (an assert) is for the calls after it, as on a GPU, where
+    // the launch returns before the kernel runs.
+    return cudaSuccess;
 }
 
 }  // namespace cuda_emu
+
+// ---- assert() in kernels --------------------------------------------------------------------------
+// <assert.h> turns a failed assert into a call of the C library's __assert_fail; this definition,
+// linked into the program, takes the place of glibc's. In a kernel it does what a GPU does: print
+// the place, the block and the thread, end the launch, and leave the device failed with
+// cudaErrorAssert, while the host program runs on. In host code it does what glibc's does.
+extern "C" [[noreturn]] void __assert_fail(const char* assertion, const char* file,
+                                           unsigned int line, const char* function) noexcept {
+    using namespace cuda_emu;
+    if (!inside_block) {
+        fprintf(stderr, "%s: %s:%u: %s%sAssertion `%s' failed.\n", program_invocation_short_name,
+                file, line, function ? function : "", function ? ": " : "", assertion);
+        abort();
+    }
+    // CUDA's own wording, so the message reads as it does on a GPU.
+    fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
+            file, line, function ? function : "", blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
+            threadIdx.y, threadIdx.z, assertion);
+    fail_device(cudaErrorAssert);
+    {
+        // Blocks of a cooperative launch waiting at grid.sync() must hear of it and end too.
+        Grid& g = *this_worker->block.grid;
+        std::lock_guard<std::mutex> lock(g.sync_mutex);
+        g.sync_done.notify_all();
+    }
+    abandon_block(&this_worker->block);
+}
 
 // ---- Portable context switch for CPUs switch.S does not cover ------------------------------------
 #if !defined(__x86_64__) && !defined(__aarch64__)

@@ -59,6 +59,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
                          size_t height, enum cudaMemcpyKind kind);
 cudaError_t cudaMemset(void* dev_ptr, int value, size_t count);
 cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t stream = 0);
+cudaError_t cudaMemset2D(void* dev_ptr, size_t pitch, int value, size_t width, size_t height);
 cudaError_t cudaMemPrefetchAsync(const void* dev_ptr, size_t count, struct cudaMemLocation location,
                                  unsigned int flags, cudaStream_t stream = 0);
 cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, enum cudaMemoryAdvise advice,
@@ -145,6 +146,15 @@ cudaError_t cudaGetSymbolSize(size_t* size, const T& symbol) {
     return cudaSuccess;
 }
 
+// The typed calls below that take a kernel also note its parameter types (cuda_emu/launch.h), for a
+// later cudaLaunchCooperativeKernel((void*)kernel, ...) to read its arguments with.
+namespace cuda_emu {
+template <class... Params>
+void note_kernel(void (*kernel)(Params...));
+template <class T>
+void note_kernel(T) {}
+}  // namespace cuda_emu
+
 // Typed conveniences, as in NVIDIA's cuda_runtime.h: cudaMalloc(&d_a, bytes) with float** d_a.
 template <class T>
 cudaError_t cudaMalloc(T** dev_ptr, size_t size, CUDA_EMU_HERE) {
@@ -167,10 +177,12 @@ cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned int flags) {
 }
 template <class T>
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, T* func) {
+    ::cuda_emu::note_kernel(func);
     return cudaFuncGetAttributes(attr, (const void*)func);
 }
 template <class T>
 cudaError_t cudaFuncSetAttribute(T* func, enum cudaFuncAttribute attr, int value) {
+    ::cuda_emu::note_kernel(func);
     return cudaFuncSetAttribute((const void*)func, attr, value);
 }
 template <class T>
@@ -180,6 +192,7 @@ cudaError_t cudaFuncSetCacheConfig(T* func, enum cudaFuncCache config) {
 template <class T>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, T func, int block_size,
                                                           size_t dynamic_smem) {
+    ::cuda_emu::note_kernel(func);
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(num_blocks, (const void*)func, block_size,
                                                          dynamic_smem);
 }
@@ -189,6 +202,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, T fun
 template <class T>
 cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size, T func,
                                                size_t dynamic_smem = 0, int block_size_limit = 0) {
+    ::cuda_emu::note_kernel(func);
     if (!min_grid_size || !block_size) return cudaErrorInvalidValue;
     int limit = (block_size_limit > 0 && block_size_limit < 1024) ? block_size_limit : 1024;
     int best_threads = 0, best_size = 0, best_blocks = 0;

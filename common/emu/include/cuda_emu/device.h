@@ -69,7 +69,9 @@ struct dynamic_shared_array {
 void shared_extent_here(const void* start, std::size_t size, const char* name);
 
 // ---- Barriers and warp operations (implemented in runtime/scheduler.cpp) ----------------------
-enum BlockReduce { REDUCE_NONE, REDUCE_COUNT, REDUCE_AND, REDUCE_OR };
+// How a block barrier ends: plain, with a reduction of the predicates, or (GRID_SYNC) as the first
+// step of grid.sync(), after which the block waits for the rest of the grid.
+enum BlockReduce { REDUCE_NONE, REDUCE_COUNT, REDUCE_AND, REDUCE_OR, GRID_SYNC };
 enum WarpOp {
     WARP_SYNC, WARP_SHFL, WARP_SHFL_UP, WARP_SHFL_DOWN, WARP_SHFL_XOR,
     WARP_BALLOT, WARP_ANY, WARP_ALL, WARP_REDUCE_ADD, WARP_REDUCE_MIN, WARP_REDUCE_MAX,
@@ -80,11 +82,14 @@ int block_barrier(const char* file, int line, int reduce, int predicate);
 uint64_t warp_barrier(const char* file, int line, int op, unsigned mask, uint64_t value, int arg,
                       int width);
 unsigned active_mask();
+bool cooperative_launch();  // whether the running kernel was started by cudaLaunchCooperativeKernel
 
 template <class T>
 T warp_shuffle(const char* file, int line, int op, unsigned mask, T value, int arg,
                int width = 32) {
-    static_assert(sizeof(T) <= 8, "the emulator shuffles values of at most 8 bytes");
+    static_assert(sizeof(T) <= 8,
+                  "__shfl_sync and the other shuffle intrinsics take built-in types of at most 8 "
+                  "bytes, as in CUDA; a cooperative_groups tile's shfl moves larger values");
     uint64_t bits = 0;
     std::memcpy(&bits, &value, sizeof(T));
     bits = warp_barrier(file, line, op, mask, bits, arg, width);

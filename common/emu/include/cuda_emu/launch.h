@@ -25,29 +25,30 @@ struct LaunchConfig {
     dim3 block;
     size_t shared_bytes;
     cudaStream_t stream;
+    bool cooperative;  // by cudaLaunchCooperativeKernel: all blocks at once, grid.sync() allowed
 };
 
 inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaStream_t stream = 0) {
-    return LaunchConfig{grid, block, shared_bytes, stream};
+    return LaunchConfig{grid, block, shared_bytes, stream, false};
 }
 
 // Runs body(closure) once per thread of every block (runtime/scheduler.cpp). A bad configuration
-// is recorded for cudaGetLastError and nothing runs, as on a GPU.
-void run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(void*),
-              void* closure);
+// is recorded for cudaGetLastError and returned, and nothing runs, as on a GPU.
+cudaError_t run_grid(const LaunchConfig& config, const char* kernel_name, void (*body)(void*),
+                     void* closure);
 
 // When set, run_grid calls it with each valid launch's configuration before the launch runs:
 // common/workbook.cu records launches there to warn about grids that under-fill the device.
 extern void (*launch_observer)(const LaunchConfig& config, const char* kernel_name);
 
 template <class Kernel, class... Args>
-void launch(const LaunchConfig& config, const char* kernel_name, Kernel&& kernel, Args&&... args) {
+cudaError_t launch(const LaunchConfig& config, const char* kernel_name, Kernel&& kernel, Args&&... args) {
     struct Closure {
         Kernel* kernel;
         std::tuple<std::decay_t<Args>...> params;
     };
     Closure closure{&kernel, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
-    run_grid(config, kernel_name,
+    return run_grid(config, kernel_name,
              [](void* p) {
                  Closure* c = static_cast<Closure*>(p);
                  std::apply(*c->kernel, c->params);
@@ -55,4 +56,66 @@ void launch(const LaunchConfig& config, const char* kernel_name, Kernel&& kernel
              &closure);
 }
 
+// cudaLaunchKernel and cudaLaunchCooperativeKernel: args[i] points to the i-th argument. Reading
+// them needs the kernel's parameter types, which the kernel's own type carries.
+template <class... Params, std::size_t... I>
+cudaError_t launch_from_pointers(void (*kernel)(Params...), const LaunchConfig& config, void** args,
+                                 const char* how, std::index_sequence<I...>) {
+    return launch(config, how, [kernel](auto&&... cuda_emu_args) { kernel(cuda_emu_args...); },
+                  *static_cast<std::decay_t<Params>*>(args[I])...);
+}
+
+// A kernel cast to void* has lost the parameter types that reading args needs. The typed calls that
+// come before a cooperative launch (the occupancy queries, cudaFuncGetAttributes and
+// cudaFuncSetAttribute) and typed launches leave a launcher for the kernel's address
+// (runtime/api.cpp keeps the table), where a launch through void* finds it.
+using KernelLauncher = cudaError_t (*)(const void* kernel, const LaunchConfig& config, void** args,
+                                       const char* how);
+void remember_launcher(const void* kernel, KernelLauncher launcher);
+KernelLauncher launcher_for(const void* kernel, const char* how);  // null, after a report, if none
+
+template <class... Params>
+cudaError_t launch_typed(const void* kernel, const LaunchConfig& config, void** args, const char* how) {
+    if (sizeof...(Params) > 0 && !args) return cudaErrorInvalidValue;
+    auto typed = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(kernel));
+    return launch_from_pointers(typed, config, args, how, std::index_sequence_for<Params...>());
+}
+
+template <class... Params>
+KernelLauncher launcher_of(void (*)(Params...)) { return &launch_typed<Params...>; }
+
+template <class... Params>
+void note_kernel(void (*kernel)(Params...)) {
+    remember_launcher(reinterpret_cast<const void*>(kernel), launcher_of(kernel));
+}
+
+template <class T>
+cudaError_t launch_kernel(T* kernel, const LaunchConfig& config, void** args, const char* how) {
+    if constexpr (std::is_function<T>::value) {
+        note_kernel(kernel);
+        return launcher_of(kernel)(reinterpret_cast<const void*>(kernel), config, args, how);
+    } else {
+        KernelLauncher launcher = launcher_for(kernel, how);
+        if (!launcher) return cudaErrorInvalidDeviceFunction;
+        return launcher(kernel, config, args, how);
+    }
+}
+
 }  // namespace cuda_emu
+
+// T is the kernel's function type, as in CUDA's C++ overloads, or void for (void*)kernel; a bad
+// launch also leaves its error for cudaGetLastError.
+template <class T>
+cudaError_t cudaLaunchKernel(T* kernel, dim3 grid, dim3 block, void** args,
+                             size_t shared_bytes = 0, cudaStream_t stream = 0) {
+    return ::cuda_emu::launch_kernel(kernel, {grid, block, shared_bytes, stream, false}, args,
+                                     "launched by cudaLaunchKernel");
+}
+// All blocks of the grid run at once, so that the kernel may wait at grid.sync() (cooperative
+// groups); a grid larger than the device holds at once fails with cudaErrorCooperativeLaunchTooLarge.
+template <class T>
+cudaError_t cudaLaunchCooperativeKernel(T* kernel, dim3 grid, dim3 block, void** args,
+                                        size_t shared_bytes = 0, cudaStream_t stream = 0) {
+    return ::cuda_emu::launch_kernel(kernel, {grid, block, shared_bytes, stream, true}, args,
+                                     "launched by cudaLaunchCooperativeKernel");
+}
