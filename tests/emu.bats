@@ -304,7 +304,7 @@ last error: cudaErrorInvalidValue"
     run_in_every_order half_precision
 }
 
-@test "a 2-D dynamic shared array, extern __shared__ T s[][N], in a kernel and at file scope" {
+@test "a 2-D dynamic shared array, extern __shared__ T s[][N], in a kernel and at file scope; __shared__ after the type" {
     run_in_every_order shared_2d
 }
 

@@ -11,9 +11,10 @@
  *                           [&](auto&&... cuda_emu_args) { name(cuda_emu_args...); }, args)
  *      The kernel name may be templated (reduce<float, 256>) or qualified (ns::kernel), and the
  *      configuration may span lines.
- *   2. `extern __shared__ T name[];` (dynamic shared memory, sized at launch) becomes a pointer
- *      to the running block's buffer: `T *const name = (decltype(+name))...;`; with more
- *      dimensions (`T name[][N]`), a pointer to rows of N.
+ *   2. `extern __shared__ T name[];` (dynamic shared memory, sized at launch; `extern T __shared__
+ *      name[]` too) becomes a pointer to the running block's buffer:
+ *      `T *const name = (decltype(+name))...;`; with more dimensions (`T name[][N]`), a pointer
+ *      to rows of N.
  *   3. The keyword `__noinline__` becomes `__attribute__((noinline))`. It cannot be a macro:
  *      the C++ standard library writes __attribute__((__noinline__)), which the macro would break.
  *   4. With --sanitize (emucc --sanitize passes it as a fifth argument): around each static
@@ -228,12 +229,21 @@ static size_t rewrite_launch(size_t pos) {
 
 /* ---- Rewrite 2: extern __shared__ arrays ------------------------------------------------------ */
 
+/* 1 when the declaration after `extern` (from pos to its ';') has the word __shared__. */
+static int declares_shared(size_t pos) {
+    for (size_t k = pos; k < src_len && src[k] != ';' && src[k] != '{' && src[k] != '"'; k++)
+        if (strncmp(src + k, "__shared__", 10) == 0 && !is_ident_char(src[k + 10]) &&
+            (k == 0 || !is_ident_char(src[k - 1])))
+            return 1;
+    return 0;
+}
+
 /* src[pos] starts `extern __shared__ ...;`. Returns the position after the ';'.
  * The array may have more dimensions, all but the first given: `extern __shared__ float s[][33];`
  * becomes a pointer to rows, `float (*const s)[33] = ...`, indexed as s[i][j] like the array. */
 static size_t rewrite_extern_shared(size_t pos, int at_namespace_scope) {
-    const char *keyword = strstr(src + pos, "__shared__");
-    size_t type_start = (size_t)(keyword - src) + strlen("__shared__");
+    /* __shared__ may stand anywhere among the type's words: extern double __shared__ s[]; */
+    size_t type_start = pos + strlen("extern");
     const char *semicolon = memchr(src + pos, ';', src_len - pos);
     if (!semicolon) fail(pos, "extern __shared__ declaration without ';'");
     size_t end = (size_t)(semicolon - src);
@@ -261,6 +271,10 @@ static size_t rewrite_extern_shared(size_t pos, int at_namespace_scope) {
         if (strncmp(src + k, "__align__", 9) == 0) {
             k += 9;
             while (k < name_start && src[k] != ')') k++;
+            continue;
+        }
+        if (strncmp(src + k, "__shared__", 10) == 0) {
+            k += 9;
             continue;
         }
         type[type_len++] = src[k] == '\n' ? ' ' : src[k];
@@ -428,7 +442,7 @@ int main(int argc, char **argv) {
             }
             if (len == 6 && strncmp(src + i, "extern", 6) == 0) {
                 size_t next = skip_space_and_comments(end);
-                if (strncmp(src + next, "__shared__", 10) == 0 && !is_ident_char(src[next + 10])) {
+                if (declares_shared(end)) {
                     int at_namespace_scope = brace_depth == 0 || brace_is_namespace[brace_depth - 1];
                     i = rewrite_extern_shared(i, at_namespace_scope);
                     continue;

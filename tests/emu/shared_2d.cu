@@ -1,5 +1,7 @@
 // shared_2d.cu - a dynamic shared array with a second dimension, `extern __shared__ T s[][N]`,
-// inside a kernel and at file scope: a tile transposed through it comes out right.
+// inside a kernel and at file scope, and one declared with __shared__ after the type
+// (`extern float __shared__ s[]`, as some of NVIDIA's samples write it): a tile transposed
+// through each comes out right.
 #include "check.h"
 
 static const char* test_name = "shared_2d";
@@ -22,6 +24,13 @@ __global__ void transpose_at_file_scope(const float* in, float* out) {
     out[threadIdx.y * tile + threadIdx.x] = file_scope_rows[threadIdx.x][threadIdx.y];
 }
 
+__global__ void transpose_qualifier_after_type(const float* in, float* out) {
+    extern float __shared__ __align__(16) flat[];
+    flat[threadIdx.y * padded + threadIdx.x] = in[threadIdx.y * tile + threadIdx.x];
+    __syncthreads();
+    out[threadIdx.y * tile + threadIdx.x] = flat[threadIdx.x * padded + threadIdx.y];
+}
+
 int main() {
     const int n = tile * tile;
     float h_in[n], h_out[n];
@@ -31,12 +40,14 @@ int main() {
     CHECK(cudaMalloc(&d_out, sizeof h_out));
     CHECK(cudaMemcpy(d_in, h_in, sizeof h_in, cudaMemcpyHostToDevice));
     size_t shared_bytes = tile * padded * sizeof(float);
-    for (int variant = 0; variant < 2; variant++) {
+    for (int variant = 0; variant < 3; variant++) {
         CHECK(cudaMemset(d_out, 0, sizeof h_out));
         if (variant == 0)
             transpose_in_kernel<<<1, dim3(tile, tile), shared_bytes>>>(d_in, d_out);
-        else
+        else if (variant == 1)
             transpose_at_file_scope<<<1, dim3(tile, tile), shared_bytes>>>(d_in, d_out);
+        else
+            transpose_qualifier_after_type<<<1, dim3(tile, tile), shared_bytes>>>(d_in, d_out);
         CHECK(cudaGetLastError());
         CHECK(cudaMemcpy(h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost));
         for (int r = 0; r < tile; r++)
