@@ -300,6 +300,10 @@ last error: cudaErrorInvalidValue"
     run_in_every_order host_memory_callbacks
 }
 
+@test "clock() and clock64() in a kernel count at the device's clock rate: 20 ms of cycles take 20 ms" {
+    run_in_every_order clock_wait
+}
+
 @test "half precision: conversions round to nearest even, __half2 arithmetic on both halves" {
     run_in_every_order half_precision
 }

@@ -351,9 +351,11 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrTotalConstantMemory: *value = (int)p.totalConstMem; break;
         case cudaDevAttrWarpSize: *value = p.warpSize; break;
         case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-        // Clocks in kHz. The memory figures describe DDR4-3200 (1600 MHz, two transfers per
-        // clock) on a 64-bit channel: 2 * 1.6e9 * 8 bytes = 25.6 GB/s, a typical host channel.
-        case cudaDevAttrClockRate: *value = 2000000; break;
+        // Clocks in kHz. The multiprocessor's is 1 GHz because clock() and clock64() in a kernel
+        // count nanoseconds: a kernel that waits ms x clock rate cycles waits ms milliseconds.
+        // The memory figures describe DDR4-3200 (1600 MHz, two transfers per clock) on a 64-bit
+        // channel: 2 * 1.6e9 * 8 bytes = 25.6 GB/s, a typical host channel.
+        case cudaDevAttrClockRate: *value = 1000000; break;
         case cudaDevAttrMemoryClockRate: *value = 1600000; break;
         case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
         case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;

@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cerrno>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -820,6 +821,21 @@ extern "C" [[noreturn]] void __assert_fail(const char* assertion, const char* fi
         g.sync_done.notify_all();
     }
     abandon_block(&this_worker->block);
+}
+
+// ---- clock() in kernels ---------------------------------------------------------------------------
+// In a kernel, clock() is the multiprocessor's cycle counter: here, like clock64(), nanoseconds of
+// the host's monotonic clock (the 1 GHz the device reports as its clock rate). In host code it is
+// the C library's processor time. This definition takes the place of glibc's, as __assert_fail's
+// does.
+extern "C" clock_t clock(void) noexcept {
+    timespec now;
+    if (cuda_emu::inside_block) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (clock_t)(now.tv_sec * 1000000000LL + now.tv_nsec);
+    }
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return (clock_t)(now.tv_sec * CLOCKS_PER_SEC + now.tv_nsec / (1000000000L / CLOCKS_PER_SEC));
 }
 
 // ---- Portable context switch for CPUs switch.S does not cover ------------------------------------

@@ -155,8 +155,8 @@ inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __nanosleep(unsigned) {}
 
 // clock64(): a GPU multiprocessor's cycle counter. Here it counts nanoseconds of the host's
-// monotonic clock (a 1 GHz clock), enough to time a piece of a kernel. (clock() inside a kernel
-// is the C library's, processor time in microseconds: it also only grows.)
+// monotonic clock (a 1 GHz clock, the clock rate the device reports), enough to time a piece of
+// a kernel. clock() in a kernel counts the same (the runtime's clock(), scheduler.cpp).
 inline long long clock64() {
     timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
