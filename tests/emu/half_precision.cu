@@ -12,7 +12,8 @@ __global__ void dot_pairs(const __half2* a, const __half2* b, float* out) {
     int i = threadIdx.x;
     __half2 product = __hmul2(a[i], b[i]);
     __half2 sum = __hfma2(a[i], b[i], product);  // 2 * a * b, rounded twice
-    __half2 doubled = __hadd2(sum, __float2half2_rn(0.0f));
+    half2 zero(0.f, 0.f);  // each float made a __half, as CUDA's constructor does
+    __half2 doubled = __hadd2(sum, zero);
     out[i] = __low2float(doubled) + __high2float(doubled);
 }
 

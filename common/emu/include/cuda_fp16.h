@@ -65,6 +65,9 @@ struct __half {
 };
 struct alignas(4) __half2 {
     __half x, y;
+    __half2() = default;
+    // as CUDA's: half2 value(0.f, 0.f) makes each float a __half
+    __half2(__half low, __half high) : x(low), y(high) {}
 };
 typedef __half half;
 typedef __half2 half2;
