@@ -76,5 +76,21 @@ int main() {
     CHECK(cudaStreamDestroy(stream));
     CHECK(cudaFree(d_data));
     CHECK(cudaFreeHost(h_data));
+
+    // One device, no peers; every kernel reads host memory (pageable memory access); typed
+    // pointers for the device address of pinned memory.
+    int can_access = -1, pageable = -1;
+    CHECK(cudaDeviceCanAccessPeer(&can_access, 0, 0));
+    EXPECT(can_access == 0, "cudaDeviceCanAccessPeer gave %d", can_access);
+    CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0));
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    EXPECT(pageable == 1 && prop.pageableMemoryAccess == 1, "pageable memory access %d, %d",
+           pageable, prop.pageableMemoryAccess);
+    float *pinned, *d_pinned;
+    CHECK(cudaMallocHost(&pinned, 4 * sizeof(float)));
+    CHECK(cudaHostGetDevicePointer(&d_pinned, pinned, 0));
+    EXPECT(d_pinned == pinned, "the device address of pinned memory is not its host address");
+    CHECK(cudaFreeHost(pinned));
     return pass(test_name);
 }

@@ -263,6 +263,16 @@ cudaError_t cudaGetDeviceCount(int* count) {
     *count = 1;
     return cudaSuccess;
 }
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device) {
+    if (!can_access) return fail(cudaErrorInvalidValue);
+    if (device != 0 || peer_device != 0) return fail(cudaErrorInvalidDevice);
+    *can_access = 0;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceEnablePeerAccess(int, unsigned int) { return fail(cudaErrorInvalidDevice); }
+cudaError_t cudaDeviceDisablePeerAccess(int peer_device) {
+    return fail(peer_device == 0 ? cudaErrorPeerAccessNotEnabled : cudaErrorInvalidDevice);
+}
 cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice); }
 cudaError_t cudaGetDevice(int* device) {
     if (!device) return fail(cudaErrorInvalidValue);
@@ -330,6 +340,9 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->maxBlocksPerMultiProcessor = blocks_per_sm;
     prop->managedMemory = 1;
     prop->concurrentManagedAccess = 1;
+    prop->pageableMemoryAccess = 1;
+    prop->pageableMemoryAccessUsesHostPageTables = 1;
+    prop->hostNativeAtomicSupported = 1;
     prop->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel and grid.sync() work
     return cudaSuccess;
 }
@@ -373,6 +386,11 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = (int)p.sharedMemPerMultiprocessor; break;
         case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
         case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+        case cudaDevAttrHostNativeAtomicSupported: *value = p.hostNativeAtomicSupported; break;
+        case cudaDevAttrPageableMemoryAccess: *value = p.pageableMemoryAccess; break;
+        case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+            *value = p.pageableMemoryAccessUsesHostPageTables;
+            break;
         case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
         case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;

@@ -26,6 +26,10 @@ const char* cudaGetErrorString(cudaError_t error);
 
 // Device management
 cudaError_t cudaGetDeviceCount(int* count);
+// One device: no peer to reach (programs written for several GPUs ask, and go on without).
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device);
+cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer_device);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDevice(int* device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
@@ -174,6 +178,10 @@ cudaError_t cudaMallocHost(T** ptr, size_t size) { return cudaMallocHost((void**
 template <class T>
 cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned int flags) {
     return cudaHostAlloc((void**)ptr, size, flags);
+}
+template <class T>
+cudaError_t cudaHostGetDevicePointer(T** dev_ptr, void* host_ptr, unsigned int flags) {
+    return cudaHostGetDevicePointer((void**)dev_ptr, host_ptr, flags);
 }
 template <class T>
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, T* func) {

@@ -278,6 +278,9 @@ enum cudaDeviceAttr {
     cudaDevAttrConcurrentManagedAccess = 89,
     cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrHostNativeAtomicSupported = 86,
+    cudaDevAttrPageableMemoryAccess = 88,
+    cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106
 };
 
@@ -324,6 +327,9 @@ struct cudaDeviceProp {
     int regsPerMultiprocessor;
     int managedMemory;
     int concurrentManagedAccess;
+    int pageableMemoryAccess;  // kernels may read malloc'd memory: here all memory is the host's
+    int pageableMemoryAccessUsesHostPageTables;
+    int hostNativeAtomicSupported;
     int cooperativeLaunch;
     size_t sharedMemPerBlockOptin;
     int maxBlocksPerMultiProcessor;
