@@ -92,5 +92,15 @@ int main() {
     CHECK(cudaHostGetDevicePointer(&d_pinned, pinned, 0));
     EXPECT(d_pinned == pinned, "the device address of pinned memory is not its host address");
     CHECK(cudaFreeHost(pinned));
+
+    // Stream-ordered allocation, and managed memory attached to a stream.
+    int* d_async;
+    CHECK(cudaMallocAsync(&d_async, 64 * sizeof(int), 0));
+    CHECK(cudaMemsetAsync(d_async, 0, 64 * sizeof(int), 0));
+    CHECK(cudaFreeAsync(d_async, 0));
+    float* managed;
+    CHECK(cudaMallocManaged(&managed, 16 * sizeof(float)));
+    CHECK(cudaStreamAttachMemAsync(0, managed));
+    CHECK(cudaFree(managed));
     return pass(test_name);
 }

@@ -498,6 +498,11 @@ cudaError_t cudaMemPrefetchAsync(const void*, size_t, struct cudaMemLocation, un
 cudaError_t cudaMemAdvise(const void*, size_t, enum cudaMemoryAdvise, struct cudaMemLocation) {
     return cudaSuccess;
 }
+cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t, const char* file, int line) {
+    return allocate(ptr, size, Kind::device, file, line);
+}
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) { return release(ptr, false); }
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void*, size_t, unsigned int) { return cudaSuccess; }
 
 // ---- Streams and events -----------------------------------------------------------------------------
 // Work runs when it is issued, so a stream only has to exist; an event only keeps a time.

@@ -68,6 +68,9 @@ cudaError_t cudaMemPrefetchAsync(const void* dev_ptr, size_t count, struct cudaM
                                  unsigned int flags, cudaStream_t stream = 0);
 cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, enum cudaMemoryAdvise advice,
                           struct cudaMemLocation location);
+// Stream-ordered allocation: work runs when it is issued, so these are cudaMalloc and cudaFree.
+cudaError_t cudaMallocAsync(void** dev_ptr, size_t size, cudaStream_t stream, CUDA_EMU_HERE);
+cudaError_t cudaFreeAsync(void* dev_ptr, cudaStream_t stream);
 
 // Streams and events. Work runs when it is issued, so a host function or callback put on a
 // stream runs at once: everything issued before it is already done.
@@ -82,6 +85,9 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
+// Managed memory is the host's, seen by every stream: attaching it to one changes nothing.
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* dev_ptr, size_t length = 0,
+                                     unsigned int flags = cudaMemAttachSingle);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
@@ -178,6 +184,10 @@ cudaError_t cudaMallocHost(T** ptr, size_t size) { return cudaMallocHost((void**
 template <class T>
 cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned int flags) {
     return cudaHostAlloc((void**)ptr, size, flags);
+}
+template <class T>
+cudaError_t cudaMallocAsync(T** dev_ptr, size_t size, cudaStream_t stream, CUDA_EMU_HERE) {
+    return cudaMallocAsync((void**)dev_ptr, size, stream, cuda_emu_file, cuda_emu_line);
 }
 template <class T>
 cudaError_t cudaHostGetDevicePointer(T** dev_ptr, void* host_ptr, unsigned int flags) {

@@ -375,5 +375,6 @@ typedef struct CUevent_st* cudaEvent_t;
 #define cudaDeviceMapHost 0x08
 #define cudaMemAttachGlobal 0x01
 #define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
 #define cudaCpuDeviceId (-1)
 #define cudaInvalidDeviceId (-2)
