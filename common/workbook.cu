@@ -1002,6 +1002,16 @@ wb_check_result wb_check(const float *expected, const float *actual, long long n
     return compare(expected, actual, WB_FLOAT, n, atol, rtol);
 }
 
+wb_device wb_checker_device(const char *name)
+{
+    wb_device device = wb_describe_device(name);
+    if (!device.gpu_available) {
+        fprintf(stderr, "%s: cannot check: %s\n", name, device.why_unavailable);
+        exit(WB_EXIT_NO_DEVICE);
+    }
+    return device;
+}
+
 int wb_report_not_implemented(const char *name, const char *nothing_done, const char *exercise_file)
 {
     printf("%s: not implemented yet: %s (fill in the TODOs in %s)\n", name, nothing_done,

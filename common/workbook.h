@@ -353,6 +353,9 @@ typedef struct {
     int count, failures;
 } wb_exercise_report;
 
+/* The device a checker runs on. Without a usable one it says why,
+ * "exerciseNN: cannot check: ...", and exits with WB_EXIT_NO_DEVICE. */
+wb_device wb_checker_device(const char *name);
 int wb_report_exercise(const wb_exercise_report *report);
 /* "exerciseNN: not implemented yet: ..."; returns WB_EXIT_CHECK_FAILED */
 int wb_report_not_implemented(const char *name, const char *nothing_done, const char *exercise_file);

@@ -65,11 +65,7 @@ static int untouched(const float *field, long long cells)
 int main(void)
 {
     const char *name = "exercise03";
-    wb_device device = wb_describe_device(name);
-    if (!device.gpu_available) {
-        fprintf(stderr, "%s: cannot check: %s\n", name, device.why_unavailable);
-        return WB_EXIT_NO_DEVICE;
-    }
+    wb_checker_device(name);
 
     long long largest = 0;
     for (int s = 0; s < SHAPE_COUNT; s++) {

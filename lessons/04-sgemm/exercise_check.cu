@@ -66,11 +66,7 @@ static void matmul_reference(const float *a, const float *b, float *c, int m, in
 int main(void)
 {
     const char *name = "exercise04";
-    wb_device device = wb_describe_device(name);
-    if (!device.gpu_available) {
-        fprintf(stderr, "%s: cannot check: %s\n", name, device.why_unavailable);
-        return WB_EXIT_NO_DEVICE;
-    }
+    wb_checker_device(name);
 
     size_t max_bytes = 0;
     int max_dimension = 0;

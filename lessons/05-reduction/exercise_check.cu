@@ -42,11 +42,7 @@ static int untouched(const float *values, long long count)
 int main(void)
 {
     const char *name = "exercise05";
-    wb_device device = wb_describe_device(name);
-    if (!device.gpu_available) {
-        fprintf(stderr, "%s: cannot check: %s\n", name, device.why_unavailable);
-        return WB_EXIT_NO_DEVICE;
-    }
+    wb_checker_device(name);
 
     long long largest = sizes[SIZE_COUNT - 1];
     size_t max_bytes = (size_t)largest * sizeof(float);

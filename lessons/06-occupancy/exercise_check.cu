@@ -64,11 +64,7 @@ static void judge_configuration(launch_config config, long long n, const wb_devi
 int main(void)
 {
     const char *name = "exercise06";
-    wb_device device = wb_describe_device(name);
-    if (!device.gpu_available) {
-        fprintf(stderr, "%s: cannot check: %s\n", name, device.why_unavailable);
-        return WB_EXIT_NO_DEVICE;
-    }
+    wb_device device = wb_checker_device(name);
     printf("%s: a launch configuration from the occupancy API\n", name);
     if (choose_launch(sizes[0]).threads_per_block == 0) {
         return wb_report_not_implemented(name, "choose_launch returned 0 threads per block",

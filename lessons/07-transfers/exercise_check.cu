@@ -86,11 +86,7 @@ static float best_ms(int chunked, const float *h_x, float *h_y, float *d_x, floa
 int main(void)
 {
     const char *name = "exercise07";
-    wb_device device = wb_describe_device(name);
-    if (!device.gpu_available) {
-        fprintf(stderr, "%s: cannot check: %s\n", name, device.why_unavailable);
-        return WB_EXIT_NO_DEVICE;
-    }
+    wb_device device = wb_checker_device(name);
 
     long long largest = device.emulated ? 0 : OVERLAP_ELEMENTS;
     for (int t = 0; t < TRIAL_COUNT; t++)

@@ -59,11 +59,7 @@ static unsigned char channel(long long i, int seed)
 int main(void)
 {
     const char *name = "exercise08";
-    wb_device device = wb_describe_device(name);
-    if (!device.gpu_available) {
-        fprintf(stderr, "%s: cannot check: %s\n", name, device.why_unavailable);
-        return WB_EXIT_NO_DEVICE;
-    }
+    wb_checker_device(name);
 
     char verdicts[SIZE_COUNT][WB_VERDICT_LENGTH];
     int failures = 0, silent_sizes = 0;
