@@ -559,6 +559,14 @@ EOF
     assert_success
 }
 
+@test "a compile error leaves no dependency file naming emucc's temporary copy" {
+    cd "$BATS_TEST_TMPDIR"
+    printf '__global__ void k(int* p) { p[0] = ; }\n' >broken.cu
+    run "$EMUCC" -MMD -MP -c broken.cu -o broken.o
+    assert_failure
+    [ ! -e broken.d ] || fail "broken.d was left behind: $(cat broken.d)"
+}
+
 @test "emucc refuses NVIDIA's GPU libraries with a clear message" {
     cd "$BATS_TEST_TMPDIR"
     echo 'int main() { return 0; }' >plain.cu
