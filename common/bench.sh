@@ -34,21 +34,29 @@ program=bench.sh
 # ---- which sizes -------------------------------------------------------------
 # Each lesson's sweep is in its lessons/NN-*/lesson.conf: BENCH_SIZES_GPU,
 # from tiny (launch overhead dominates) to past 4x the L2 cache (data comes
-# from memory, not cache), and a short BENCH_SIZES_EMU for the emulator.
+# from memory, not cache), and a short BENCH_SIZES_EMU for the emulator. A
+# program of several parts lists the parts to sweep besides its default in
+# BENCH_PARTS, each with sizes of its own (BENCH_SIZES_GPU_bandwidth) or else
+# the lesson's.
 lesson_setting() {
     # lesson_setting lesson01 KEY: the value of "KEY = value" in its lesson.conf
     number=${1#lesson}
     sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" lessons/"$number"-*/lesson.conf 2>/dev/null
 }
 
+# sizes_for lesson07 [PART]: a part's own sweep (BENCH_SIZES_GPU_bandwidth),
+# else the lesson's.
 sizes_for() {
     if [ -n "${BENCH_SIZES:-}" ]; then
         echo "$BENCH_SIZES"
-    elif [ "$BACKEND" = emu ]; then
-        lesson_setting "$1" BENCH_SIZES_EMU
-    else
-        lesson_setting "$1" BENCH_SIZES_GPU
+        return
     fi
+    key=BENCH_SIZES_GPU
+    [ "$BACKEND" = emu ] && key=BENCH_SIZES_EMU
+    sizes=""
+    [ -n "${2:-}" ] && sizes=$(lesson_setting "$1" "${key}_$2")
+    [ -n "$sizes" ] || sizes=$(lesson_setting "$1" "$key")
+    echo "$sizes"
 }
 
 # ---- settings ----------------------------------------------------------------
@@ -102,29 +110,37 @@ for lesson in "$@"; do
     fi
     no_gpu_reason=""
     : > "$work/$lesson.rows"
-    for size in $(sizes_for "$lesson"); do
-        # shellcheck disable=SC2086  # repetition_options is a list of words
-        "$lesson_program" --csv -n "$size" $repetition_options > "$work/out" 2> "$work/err"
-        status=$?
-        [ -n "$columns" ] || columns=$(head -n 1 "$work/out" | grep '^lesson,')
-        if [ -n "$columns" ] && [ "$(head -n 1 "$work/out")" = "$columns" ]; then
-            tail -n +2 "$work/out" >> "$work/$lesson.rows"
-            row_count=$(($(wc -l < "$work/out") - 1))
-        else
-            row_count=0
-        fi
-        case $status in
-            0)  echo "  $lesson n=$size: ok, $row_count rows" ;;
-            3)  # No usable GPU: the CPU rows are still worth keeping.
-                echo "  $lesson n=$size: CPU rows only ($row_count), GPU variants not run"
-                no_gpu_reason=$(tail -n 1 "$work/err") ;;
-            1)  echo "  $lesson n=$size: CHECK FAILED, $row_count rows (recorded, marked FAIL):" >&2
-                sed 's/^/    /' "$work/err" >&2
-                failed=1 ;;
-            *)  echo "  $lesson n=$size: the program failed with exit status $status:" >&2
-                sed 's/^/    /' "$work/err" | tail -n 5 >&2
-                failed=1 ;;
-        esac
+    # A program of several parts (lesson07) names the ones besides its default
+    # in BENCH_PARTS; each part's rows say which it is in their lesson column.
+    for part in "" $(lesson_setting "$lesson" BENCH_PARTS); do
+        part_option=""
+        [ -n "$part" ] && part_option="--part $part"
+        for size in $(sizes_for "$lesson" "$part"); do
+            run_name="$lesson${part:+ --part $part} n=$size"
+            # shellcheck disable=SC2086  # the options are lists of words
+            "$lesson_program" --csv -n "$size" $part_option $repetition_options \
+                > "$work/out" 2> "$work/err"
+            status=$?
+            [ -n "$columns" ] || columns=$(head -n 1 "$work/out" | grep '^lesson,')
+            if [ -n "$columns" ] && [ "$(head -n 1 "$work/out")" = "$columns" ]; then
+                tail -n +2 "$work/out" >> "$work/$lesson.rows"
+                row_count=$(($(wc -l < "$work/out") - 1))
+            else
+                row_count=0
+            fi
+            case $status in
+                0)  echo "  $run_name: ok, $row_count rows" ;;
+                3)  # No usable GPU: the CPU rows are still worth keeping.
+                    echo "  $run_name: CPU rows only ($row_count), GPU variants not run"
+                    no_gpu_reason=$(tail -n 1 "$work/err") ;;
+                1)  echo "  $run_name: CHECK FAILED, $row_count rows (recorded, marked FAIL):" >&2
+                    sed 's/^/    /' "$work/err" >&2
+                    failed=1 ;;
+                *)  echo "  $run_name: the program failed with exit status $status:" >&2
+                    sed 's/^/    /' "$work/err" | tail -n 5 >&2
+                    failed=1 ;;
+            esac
+        done
     done
     cat "$work/$lesson.rows" >> "$work/rows"
     if [ -n "$no_gpu_reason" ]; then

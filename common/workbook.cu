@@ -25,6 +25,10 @@
 #include <unistd.h>
 
 static const char *program = "lesson"; /* set from the lesson, used in messages */
+/* A part other than a program's first (default) one, chosen with --part: its
+ * CSV rows are named "lesson07-bandwidth", so that one results file can hold
+ * every part's sweep and the charts draw each part on its own. */
+static const char *csv_part = NULL;
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -1234,8 +1238,8 @@ static void report(wb_run *run, const char *variant, int scope, const wb_timing 
         for (char *c = device_name; *c; c++)
             if (*c == ',')
                 *c = ' '; /* keep the CSV one field per column */
-        printf("%s,%s,%s,%s,%lld,%.0f,%.0f,%d,", run->lesson->name, variant, scope_name(scope),
-               run->options.shape.text, run->options.shape.elements, bytes, flops,
+        printf("%s%s%s,%s,%s,%s,%lld,%.0f,%.0f,%d,", run->lesson->name, csv_part ? "-" : "",
+               csv_part ? csv_part : "", variant, scope_name(scope), run->options.shape.text, run->options.shape.elements, bytes, flops,
                timing->reps);
         printf("%.6g,%.6g,%.2f,%.6g,%.6g,", timing->median_ms, timing->min_ms,
                timing->spread_pct, gbps, gflops);
@@ -1937,8 +1941,11 @@ const wb_lesson *wb_choose_part(const wb_lesson *const *parts, int count, int ar
         return parts[0];
     char valid[256] = "", shown[ECHO_LIMIT + 4];
     for (int p = 0; p < count; p++) {
-        if (strcmp(parts[p]->part, chosen) == 0)
+        if (strcmp(parts[p]->part, chosen) == 0) {
+            if (p > 0)
+                csv_part = parts[p]->part;
             return parts[p];
+        }
         snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", p ? ", " : "",
                  parts[p]->part);
     }

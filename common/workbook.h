@@ -236,7 +236,9 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv);
  * name and each declaring the same --part option (a text option, so that
  * --help and the parser agree whichever part runs). Returns the part that
  * --part NAME (or --part=NAME) names, the first when none is given; an
- * unknown name is a usage error (exit 2) that lists the valid ones. Then:
+ * unknown name is a usage error (exit 2) that lists the valid ones. With
+ * --csv, the rows of any part but the first say so in their lesson column
+ * ("lesson07-bandwidth"): make bench sweeps each part into one file. Then:
  *     return wb_main(wb_choose_part(parts, WB_COUNT(parts), argc, argv), argc, argv); */
 const wb_lesson *wb_choose_part(const wb_lesson *const *parts, int count, int argc, char **argv);
 

@@ -143,7 +143,8 @@ for results in "$@"; do
         -f "$plot_dir/tables.awk" "$results" > "$tables/$machine.lessons" || exit 1
     while IFS="$tab" read -r lesson largest device backend peak_gbps peak_gflops \
             series_count series_colors series_dashes speedup_rows peak_rows \
-            roofline_rows speedup_min speedup_max intensity_min intensity_max gflops_points; do
+            roofline_rows speedup_min speedup_max intensity_min intensity_max gflops_points \
+            sweep_sizes; do
         data="$tables/$machine/$lesson"
         on=$(quote_safe "$(device_title "$device" "$backend")")
         name="$machine-$lesson"
@@ -165,12 +166,18 @@ for results in "$@"; do
             skip "$name-peak" "no kernel rows with a % of peak (needs a real GPU)"
         fi
 
-        draw sweep "$name-sweep" "datafile='$data/sweep.dat';
-            chart_title='$lesson on $on'; chart_subtitle='throughput against problem size';
-            series_count=$series_count; series_colors='$series_colors';
-            series_dashes='$series_dashes'"
+        if [ "$sweep_sizes" -lt 2 ]; then
+            skip "$name-sweep" "one size only (n = $largest): a sweep needs two"
+        else
+            draw sweep "$name-sweep" "datafile='$data/sweep.dat';
+                chart_title='$lesson on $on'; chart_subtitle='throughput against problem size';
+                series_count=$series_count; series_colors='$series_colors';
+                series_dashes='$series_dashes'"
+        fi
 
-        if [ "$gflops_points" -gt 0 ]; then
+        if [ "$sweep_sizes" -lt 2 ]; then
+            skip "$name-gflops" "one size only (n = $largest): a sweep needs two"
+        elif [ "$gflops_points" -gt 0 ]; then
             draw sweep "$name-gflops" "datafile='$data/sweep_gflops.dat';
                 chart_title='$lesson on $on'; chart_subtitle='GFLOP/s against problem size';
                 quantity='GFLOP/s'; peak_line=$peak_gflops; peak_name='FP32 peak';

@@ -15,6 +15,7 @@
 #   sweep_series  sweep_colors  sweep_dashes  speedup_rows  peak_rows
 #   roofline_rows  speedup_min  speedup_max  intensity_min  intensity_max
 #   gflops_points (points in sweep_gflops.dat; 0: no GFLOP/s chart)
+#   sweep_sizes (how many sizes were run; a sweep needs two)
 # It also appends one line per lesson to the file named by -v best=FILE, for
 # the chart across machines:  lesson  machine label  CPU GB/s  best kernel GB/s
 #
@@ -72,7 +73,8 @@ function write_lesson(lesson,    row, key, i, j, n, largest, dir, label, series_
                                peak_rows, roofline_rows, s_min, s_max, intensity_min, intensity_max,
                                colors, dashes, intensity, cpu_gbps, best_gbps, variant, scope,
                                largest_magnitude,
-                               size_count, tmp, color_count, detail, gflops_points) {
+                               size_count, tmp, color_count, detail, gflops_points,
+                               sweep_sizes, size_seen) {
     # Keep the latest run's rows, the last one per measurement.
     split("", chosen); split("", series_seen); split("", color_of); split("", series_key)
     largest = ""; series_count = 0; color_count = 0
@@ -162,12 +164,17 @@ function write_lesson(lesson,    row, key, i, j, n, largest, dir, label, series_
         dashes = dashes " " (words[2] == "end-to-end" || words[2] == "transfers" ? 2 : 1)
     }
     close(dir "/sweep.dat"); close(dir "/sweep_gflops.dat")
+    split("", size_seen); sweep_sizes = 0
+    for (key in chosen)
+        if (!(magnitude(chosen[key]) in size_seen)) {
+            size_seen[magnitude(chosen[key])] = 1; sweep_sizes++
+        }
 
     # No field may be empty: plot.sh reads these with IFS=tab, which would
     # merge two tabs into one. Unknown peaks and intensities are 0.
     print lesson, short_size(largest), device, backend, peak_gbps + 0, peak_gflops + 0,
           series_count, colors, dashes, speedup_rows, peak_rows, roofline_rows,
-          s_min, s_max, intensity_min + 0, intensity_max + 0, gflops_points
+          s_min, s_max, intensity_min + 0, intensity_max + 0, gflops_points, sweep_sizes
     label = device
     if (backend == "emu" && device !~ /emulation/) label = label " (CPU emulation)"
     if (device == "none") label = "no GPU (" machine ")"

@@ -51,6 +51,39 @@ fake_build() {
     assert_success
 }
 
+@test "bench.sh sweeps each part a lesson.conf lists, the part named in its rows" {
+    [ -x "$emu_build/lesson07" ] ||
+        skip "$emu_build/lesson07 not built (the emulation backend is needed: make BACKEND=emu lesson07)"
+    local parts
+    parts=$(lesson_setting lesson07 BENCH_PARTS)
+    [ -n "$parts" ] || fail "lessons/07-*/lesson.conf has no BENCH_PARTS"
+    BACKEND=emu BUILD="$emu_build" BENCH_SIZES="1k" BENCH_REPS=1 BENCH_WARMUP=0 \
+        BENCH_RESULTS_DIR="$results" run sh common/bench.sh lesson07
+    assert_success
+    assert_line "  lesson07 n=1k: ok, 6 rows"
+    assert_line "  lesson07 --part bandwidth n=1k: ok, 5 rows"
+    file="$results/cpu-emulation.csv"
+    # the default part keeps the lesson's name; each other part is its own lesson
+    assert_equal "$(csv_column lesson <"$file" | sort -u | tr '\n' ' ')" \
+        "$(printf '%s\n' lesson07 $(printf 'lesson07-%s\n' $parts) | sort | tr '\n' ' ')"
+    assert_equal "$(awk -F , '$1 == "lesson07-bandwidth" { print $2 }' "$file" | tr '\n' ' ')" \
+        "cpu h2d d2h h2d-pinned d2h-pinned "
+    for part in $parts; do
+        assert_line --regexp "^  lesson07-$part at n=1000: "
+    done
+    run sh plots/plot.sh --check "$file"
+    assert_success
+}
+
+@test "each part in BENCH_PARTS has a sweep of its own on both backends" {
+    for part in $(lesson_setting lesson07 BENCH_PARTS); do
+        for backend in GPU EMU; do
+            [ "$(lesson_setting lesson07 "BENCH_SIZES_${backend}_$part" | wc -w)" -ge 2 ] ||
+                fail "lesson07.conf: BENCH_SIZES_${backend}_$part needs two sizes or more"
+        done
+    done
+}
+
 @test "bench.sh records the CPU rows and says GPU variants were not run when there is no GPU" {
     [ -x "$cuda_build/lesson01" ] || skip "$cuda_build/lesson01 not built (needs nvcc: make BACKEND=cuda lesson01)"
     if [ "${WORKBOOK_GPU_COUNT:-0}" != 0 ] || nvidia-smi -L >/dev/null 2>&1; then

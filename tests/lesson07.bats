@@ -16,9 +16,12 @@ assert_part_passes() {
     use_gpu_build
     run "$BUILD/lesson07" --part "$part" -n "$n" --reps 1 --warmup 0 --csv
     assert_success
-    assert_line --regexp "^lesson07,cpu,host,$n,.*,REF,"
+    # the default part's rows are lesson07's; another part's carry its name
+    local lesson=lesson07-$part
+    [ "$part" = chain ] && lesson=lesson07
+    assert_line --regexp "^$lesson,cpu,host,$n,.*,REF,"
     for row in "$@"; do
-        assert_line --regexp "^lesson07,$row,$n,.*,PASS,"
+        assert_line --regexp "^$lesson,$row,$n,.*,PASS,"
     done
     refute_line --regexp ",FAIL,"
 }
@@ -34,7 +37,7 @@ assert_part_passes() {
     assert_part_passes bandwidth 65537 h2d,transfers d2h,transfers h2d-pinned,transfers \
         d2h-pinned,transfers
     # one direction a row: 4 bytes per element, not a round trip's 8
-    assert_line --regexp "^lesson07,d2h-pinned,transfers,65537,65537,262148,0,.*,PASS,"
+    assert_line --regexp "^lesson07-bandwidth,d2h-pinned,transfers,65537,65537,262148,0,.*,PASS,"
 }
 
 @test "lesson07 --part bandwidth at -n 1 prints each direction's latency, the rows' own times" {
@@ -126,7 +129,7 @@ assert_break_even_matches_rows() {
     assert_part_passes intensity 1023 gpu,kernel gpu,end-to-end gpu-pinned,end-to-end
     run "$BUILD/lesson07" --part intensity --degree 256 -n 1025 --reps 1 --warmup 0 --csv
     assert_success
-    assert_line --regexp "^lesson07,gpu,kernel,1025,1025,8200,524800,.*,PASS,"
+    assert_line --regexp "^lesson07-intensity,gpu,kernel,1025,1025,8200,524800,.*,PASS,"
 }
 
 @test "lesson07 --part overlap: the streamed pipeline passes with a short last chunk and more chunks than elements" {
@@ -134,8 +137,8 @@ assert_break_even_matches_rows() {
         one-stream,transfers
     run "$BUILD/lesson07" --part overlap --chunks 7 -n 3 --reps 1 --warmup 0 --csv
     assert_success
-    assert_line --regexp "^lesson07,streams,transfers,3,.*,PASS,"
-    assert_line --regexp "^lesson07,one-stream,transfers,3,.*,PASS,"
+    assert_line --regexp "^lesson07-overlap,streams,transfers,3,.*,PASS,"
+    assert_line --regexp "^lesson07-overlap,one-stream,transfers,3,.*,PASS,"
 }
 
 # The three lanes of the timeline titled $2: 60 columns each, every one of

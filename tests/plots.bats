@@ -70,6 +70,17 @@ is_png() {
     grep -q 'cub kernel' "$out/test-gpu-a-lesson02-speedup.svg"
 }
 
+@test "a lesson run at one size only gets no sweep chart, with the reason" {
+    needs_gnuplot
+    awk -F , 'NR == 1 || $4 == 1000000' "$fixtures/test-gpu-a.csv" > "$BATS_TEST_TMPDIR/one-size.csv"
+    run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/one-size.csv"
+    assert_success
+    assert_line "  skipped one-size-lesson01-sweep: one size only (n = 1M): a sweep needs two"
+    refute_output --partial "empty x range"
+    [ ! -e "$out/one-size-lesson01-sweep.png" ]
+    [ -s "$out/one-size-lesson01-speedup.png" ]
+}
+
 @test "emulation results say CPU emulation in the title and skip % of peak with a reason" {
     needs_gnuplot
     run sh plots/plot.sh "$out" "$fixtures/test-emulation.csv"
