@@ -133,3 +133,18 @@ setup() {
     assert_output --partial "missing: gnuplot"
     assert_output --partial "sudo apt-get install bats bats-assert bats-support gnuplot-nox"
 }
+
+@test "the top level holds the course's layout and nothing else that git tracks" {
+    # The layout README.md describes: Makefile, README.md, COURSE.md and the
+    # folders below; a program or a note left at the top level would be the
+    # first thing a student sees.
+    run bash -c "git -C '$REPO' ls-files | cut -d / -f 1 | sort -u"
+    assert_success
+    for entry in $output; do
+        case $entry in
+            .gitignore | .ci | Makefile | README.md | COURSE.md | lessons | solutions | common | \
+                data | tests | plots) ;;
+            *) fail "the top level tracks '$entry', which is not part of the course's layout" ;;
+        esac
+    done
+}
