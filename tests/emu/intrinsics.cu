@@ -1,5 +1,6 @@
-// intrinsics.cu - the bit and math intrinsics give the values CUDA documents, and printf
-// works inside a kernel.
+// intrinsics.cu - the bit and math intrinsics give the values CUDA documents (the directed
+// roundings included), and printf works inside a kernel.
+#include <cfloat>
 #include <cmath>
 
 #include "check.h"
@@ -34,12 +35,46 @@ __global__ void intrinsics(const float* in, Bits* out) {
     if (threadIdx.x == 0 && blockIdx.x == 0) printf("kernel printf %d %.1f\n", 42, 1.5f);
 }
 
+// The directed roundings: down, up and toward zero, on inputs whose exact results no float holds.
+struct Directed {
+    float add_down, add_up, add_toward_zero, sub_down, mul_down, mul_up, div_down, div_up;
+    float sqrt_down, sqrt_up, rcp_down, rcp_up, overflow_toward_zero, overflow_up;
+    float narrow_down, narrow_up, int_down, int_up, exact_up;
+    double dadd_up, ddiv_down, ddiv_up;
+};
+
+__global__ void directed(const float* in, Directed* out) {
+    float one = in[4], tiny = in[5], third = in[6], big = in[7];
+    out->add_down = __fadd_rd(one, tiny);
+    out->add_up = __fadd_ru(one, tiny);
+    out->add_toward_zero = __fadd_rz(-one, -tiny);
+    out->sub_down = __fsub_rd(-one, tiny);
+    out->mul_down = __fmul_rd(third, third);
+    out->mul_up = __fmul_ru(third, third);
+    out->div_down = __fdiv_rd(one, 3.0f);
+    out->div_up = __fdiv_ru(one, 3.0f);
+    out->sqrt_down = __fsqrt_rd(2.0f * one);
+    out->sqrt_up = __fsqrt_ru(2.0f * one);
+    out->rcp_down = __frcp_rd(3.0f * one);
+    out->rcp_up = __frcp_ru(3.0f * one);
+    out->overflow_toward_zero = __fadd_rz(big, big);
+    out->overflow_up = __fadd_ru(big, big);
+    out->narrow_down = __double2float_rd(0.1);
+    out->narrow_up = __double2float_ru(0.1);
+    out->int_down = __int2float_rd(16777217);  // 2^24 + 1: between two floats
+    out->int_up = __int2float_ru(16777217);
+    out->exact_up = __fadd_ru(one, one);       // exact: no step
+    out->dadd_up = __dadd_ru(1.0, 1e-300);
+    out->ddiv_down = __ddiv_rd(1.0, 3.0);
+    out->ddiv_up = __ddiv_ru(1.0, 3.0);
+}
+
 static bool close(float actual, float expected) {
     return std::fabs(actual - expected) <= 1e-5f + 1e-5f * std::fabs(expected);
 }
 
 int main() {
-    const float h_in[4] = {3.0f, 0.25f, 2.718281828f, 16.0f};
+    const float h_in[8] = {3.0f, 0.25f, 2.718281828f, 16.0f, 1.0f, 1e-10f, 1.0f / 3.0f, 3e38f};
     float* d_in;
     Bits* d_out;
     CHECK(cudaMalloc(&d_in, sizeof h_in));
@@ -64,6 +99,40 @@ int main() {
     EXPECT(close(bits.rsqrt, 0.25f), "rsqrtf(16) %g", bits.rsqrt);
     EXPECT(bits.fma == 1.75f && bits.fma_rn == 1.75f, "fmaf %g __fmaf_rn %g", bits.fma, bits.fma_rn);
     EXPECT(bits.min_int == -3 && bits.max_float == 2.5f, "min %d max %g", bits.min_int, bits.max_float);
+
+    Directed* d_directed;
+    CHECK(cudaMalloc(&d_directed, sizeof(Directed)));
+    directed<<<1, 1>>>(d_in, d_directed);
+    CHECK(cudaGetLastError());
+    Directed r;
+    CHECK(cudaMemcpy(&r, d_directed, sizeof r, cudaMemcpyDeviceToHost));
+    const float above_one = std::nextafter(1.0f, 2.0f), below_minus_one = std::nextafter(-1.0f, -2.0f);
+    EXPECT(r.add_down == 1.0f && r.add_up == above_one, "__fadd_rd %a __fadd_ru %a", r.add_down, r.add_up);
+    EXPECT(r.add_toward_zero == -1.0f && r.sub_down == below_minus_one, "__fadd_rz %a __fsub_rd %a",
+           r.add_toward_zero, r.sub_down);
+    // rd and ru bracket the exact value (here computed in double, exactly) and are neighbours.
+    const double third = (double)(1.0f / 3.0f);
+    EXPECT(r.mul_down < third * third && third * third < r.mul_up &&
+               std::nextafter(r.mul_down, 1.0f) == r.mul_up,
+           "__fmul_rd %a __fmul_ru %a", r.mul_down, r.mul_up);
+    EXPECT(r.div_down < 1.0 / 3.0 && 1.0 / 3.0 < r.div_up && std::nextafter(r.div_down, 1.0f) == r.div_up,
+           "__fdiv_rd %a __fdiv_ru %a", r.div_down, r.div_up);
+    EXPECT(r.rcp_down == r.div_down && r.rcp_up == r.div_up, "__frcp_rd %a __frcp_ru %a", r.rcp_down,
+           r.rcp_up);
+    EXPECT((double)r.sqrt_down * r.sqrt_down < 2.0 && 2.0 < (double)r.sqrt_up * r.sqrt_up &&
+               std::nextafter(r.sqrt_down, 2.0f) == r.sqrt_up,
+           "__fsqrt_rd %a __fsqrt_ru %a", r.sqrt_down, r.sqrt_up);
+    EXPECT(r.overflow_toward_zero == FLT_MAX && std::isinf(r.overflow_up), "__fadd_rz(big, big) %a "
+           "__fadd_ru(big, big) %a", r.overflow_toward_zero, r.overflow_up);
+    EXPECT(r.narrow_down < 0.1 && 0.1 < r.narrow_up && std::nextafter(r.narrow_down, 1.0f) == r.narrow_up,
+           "__double2float_rd(0.1) %a __double2float_ru(0.1) %a", r.narrow_down, r.narrow_up);
+    EXPECT(r.int_down == 16777216.0f && r.int_up == 16777218.0f, "__int2float_rd %a __int2float_ru %a",
+           r.int_down, r.int_up);
+    EXPECT(r.exact_up == 2.0f, "__fadd_ru(1, 1) %a", r.exact_up);
+    EXPECT(r.dadd_up == std::nextafter(1.0, 2.0) && r.ddiv_down < r.ddiv_up &&
+               std::nextafter(r.ddiv_down, 1.0) == r.ddiv_up,
+           "__dadd_ru %a __ddiv_rd %a __ddiv_ru %a", r.dadd_up, r.ddiv_down, r.ddiv_up);
+    CHECK(cudaFree(d_directed));
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));
     return pass(test_name);

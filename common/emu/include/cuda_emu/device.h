@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <ctime>
 
 #include "types.h"
@@ -316,7 +317,109 @@ inline float __fdiv_rn(float a, float b) { return a / b; }
 inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
 inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
 inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline double __drcp_rn(double x) { return 1.0 / x; }
+inline double __dsqrt_rn(double x) { return sqrt(x); }
+
+// The directed roundings (_rd down, _ru up, _rz toward zero) without touching the floating-point
+// environment, which the host's other threads share: take the round-to-nearest result and the
+// sign of what it left out, found exactly (an error-free transformation), and step one ulp where
+// the direction asks. Exact except where a product or quotient underflows to subnormals.
+namespace cuda_emu {
+enum Rounding { round_down, round_up, round_toward_zero };
+// nearest: the round-to-nearest result; remainder: > 0 when the exact value is above it.
+template <class T>
+inline T round_directed(T nearest, T remainder, Rounding mode) {
+    if (remainder == 0 || nearest != nearest) return nearest;
+    const T huge = std::numeric_limits<T>::infinity();
+    if (nearest == huge || nearest == -huge) {  // an overflow: directed roundings may stop at max
+        bool toward_max = mode == round_toward_zero || (mode == round_down) == (nearest > 0);
+        return toward_max ? std::copysign(std::numeric_limits<T>::max(), nearest) : nearest;
+    }
+    bool exact_is_above = remainder > 0;
+    bool step_down = exact_is_above ? false : (mode == round_down || (mode == round_toward_zero && nearest > 0));
+    bool step_up = exact_is_above ? (mode == round_up || (mode == round_toward_zero && nearest < 0)) : false;
+    if (step_down) return std::nextafter(nearest, -huge);
+    if (step_up) return std::nextafter(nearest, huge);
+    return nearest;
+}
+// a + b's rounding error, exactly (Knuth's TwoSum); a + b overflowing gives nan, handled above.
+template <class T>
+inline T sum_remainder(T a, T b, T sum) {
+    T b_part = sum - a;
+    return (a - (sum - b_part)) + (b - b_part);
+}
+template <class T> inline T add(T a, T b, Rounding mode) {
+    T sum = a + b;
+    if (!std::isfinite(sum)) return round_directed(sum, std::isfinite(a) && std::isfinite(b) ? sum : T(0), mode);
+    return round_directed(sum, sum_remainder(a, b, sum), mode);
+}
+template <class T> inline T mul(T a, T b, Rounding mode) {
+    T product = a * b;
+    if (!std::isfinite(product))
+        return round_directed(product, std::isfinite(a) && std::isfinite(b) ? product : T(0), mode);
+    return round_directed(product, std::fma(a, b, -product), mode);
+}
+template <class T> inline T div(T a, T b, Rounding mode) {
+    T quotient = a / b;
+    if (!std::isfinite(quotient) || b == 0)
+        return round_directed(quotient, std::isfinite(a) && b != 0 ? quotient : T(0), mode);
+    T remainder = std::fma(-quotient, b, a);  // a - quotient * b, exact
+    return round_directed(quotient, b > 0 ? remainder : -remainder, mode);
+}
+template <class T> inline T root(T x, Rounding mode) {
+    T r = std::sqrt(x);
+    if (!(x > 0) || !std::isfinite(x)) return r;
+    return round_directed(r, std::fma(-r, r, x), mode);
+}
+// A double or a 64-bit integer to float: round to nearest, then compare in double or long double.
+template <class From> inline float to_float(From x, Rounding mode) {
+    float nearest = (float)x;
+    long double difference = (long double)x - (long double)nearest;
+    if (!std::isfinite(nearest) && std::isfinite((double)x))
+        return round_directed(nearest, nearest, mode);
+    return round_directed(nearest, difference > 0 ? 1.0f : difference < 0 ? -1.0f : 0.0f, mode);
+}
+}  // namespace cuda_emu
+
+#define CUDA_EMU_DIRECTED(SUFFIX, MODE)                                                                   \
+    inline float __fadd_##SUFFIX(float a, float b) { return cuda_emu::add(a, b, cuda_emu::MODE); }         \
+    inline float __fsub_##SUFFIX(float a, float b) { return cuda_emu::add(a, -b, cuda_emu::MODE); }        \
+    inline float __fmul_##SUFFIX(float a, float b) { return cuda_emu::mul(a, b, cuda_emu::MODE); }         \
+    inline float __fdiv_##SUFFIX(float a, float b) { return cuda_emu::div(a, b, cuda_emu::MODE); }         \
+    inline float __frcp_##SUFFIX(float x) { return cuda_emu::div(1.0f, x, cuda_emu::MODE); }              \
+    inline float __fsqrt_##SUFFIX(float x) { return cuda_emu::root(x, cuda_emu::MODE); }                  \
+    inline double __dadd_##SUFFIX(double a, double b) { return cuda_emu::add(a, b, cuda_emu::MODE); }     \
+    inline double __dsub_##SUFFIX(double a, double b) { return cuda_emu::add(a, -b, cuda_emu::MODE); }    \
+    inline double __dmul_##SUFFIX(double a, double b) { return cuda_emu::mul(a, b, cuda_emu::MODE); }     \
+    inline double __ddiv_##SUFFIX(double a, double b) { return cuda_emu::div(a, b, cuda_emu::MODE); }     \
+    inline double __drcp_##SUFFIX(double x) { return cuda_emu::div(1.0, x, cuda_emu::MODE); }             \
+    inline double __dsqrt_##SUFFIX(double x) { return cuda_emu::root(x, cuda_emu::MODE); }                \
+    inline float __double2float_##SUFFIX(double x) { return cuda_emu::to_float(x, cuda_emu::MODE); }      \
+    inline float __int2float_##SUFFIX(int x) { return cuda_emu::to_float((long long)x, cuda_emu::MODE); } \
+    inline float __uint2float_##SUFFIX(unsigned x) {                                                      \
+        return cuda_emu::to_float((long long)x, cuda_emu::MODE);                                          \
+    }                                                                                                     \
+    inline float __ll2float_##SUFFIX(long long x) { return cuda_emu::to_float(x, cuda_emu::MODE); }
+CUDA_EMU_DIRECTED(rd, round_down)
+CUDA_EMU_DIRECTED(ru, round_up)
+CUDA_EMU_DIRECTED(rz, round_toward_zero)
+#undef CUDA_EMU_DIRECTED
+inline float __ll2float_rn(long long x) { return (float)x; }
+inline double __int2double_rn(int x) { return (double)x; }
+inline double __ll2double_rn(long long x) { return (double)x; }
+inline long long __float2ll_rn(float x) { return (long long)nearbyintf(x); }
+inline long long __float2ll_rz(float x) { return (long long)x; }
+inline long long __double2ll_rn(double x) { return (long long)nearbyint(x); }
+inline long long __double2ll_rz(double x) { return (long long)x; }
+inline int __double2int_rz(double x) { return (int)x; }
+inline int __double2int_rd(double x) { return (int)floor(x); }
+inline int __double2int_ru(double x) { return (int)ceil(x); }
+inline unsigned int __float2uint_rz(float x) { return (unsigned)x; }
+inline unsigned int __float2uint_rd(float x) { return (unsigned)floorf(x); }
+inline unsigned int __float2uint_ru(float x) { return (unsigned)ceilf(x); }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
