@@ -121,6 +121,17 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order cooperative_groups
 }
 
+@test "thread_group holds a block, a tile or a run-time tile; one function serves them all" {
+    built thread_group
+    for order in forward reverse random:12345; do
+        CUDA_EMU_ORDER=$order run --separate-stderr "$BIN/thread_group"
+        assert_success
+        assert_output "PASS thread_group"
+        [[ "$stderr" == *"tiled_partition: block: [0,0,0], thread: ["*"] Assertion \`tiled_partition(group, size): the emulator's tiles have a power-of-two size of 32 threads or fewer"* ]] ||
+            fail "the bad tile size was not reported: $stderr"
+    done
+}
+
 @test "a tile's shuffles move a double2, a float3 and a 32-byte struct; reduce takes such a struct" {
     run_in_every_order shuffle_large
 }

@@ -1,13 +1,14 @@
 // cooperative_groups.h - the CPU emulator's subset of NVIDIA's cooperative groups (common/emu/).
 //
 // Groups of threads as objects: the block (this_thread_block), tiles of 32 threads or fewer
-// within a warp (tiled_partition), the lanes running together (coalesced_threads) and the grid
-// (this_grid). Each is a thin layer over what the emulator already has: a block's sync() is
+// within a warp (tiled_partition), the grid (this_grid), and thread_group, which holds any of
+// them. Each is a thin layer over what the emulator already has: a block's sync() is
 // __syncthreads(), a tile's operations are the warp operations (__shfl_sync, __ballot_sync, ...)
 // with the tile's lanes as their mask, the grid's sync() a __syncthreads() after which the block
-// waits for the others (runtime/scheduler.cpp). What is missing: memcpy_async.
+// waits for the others (runtime/scheduler.cpp). What is missing: coalesced_threads, memcpy_async.
 #pragma once
 
+#include <assert.h>
 #include <type_traits>
 
 #include "cuda_runtime.h"
@@ -136,6 +137,59 @@ public:
 };
 
 inline grid_group this_grid() { return grid_group(); }
+
+// Any group, as a function parameter takes it when it serves blocks and tiles alike
+// (void reduce(thread_group g, ...)): a block, a tile or the grid, chosen when it is made. A tile
+// of a size known only at run time comes from tiled_partition(parent, size).
+class thread_group {
+public:
+    thread_group(const thread_block&) : kind_(BLOCK), tile_size_(0) {}
+    template <unsigned Size>
+    thread_group(const thread_block_tile<Size>&) : kind_(TILE), tile_size_(Size) {}
+    thread_group(const grid_group&) : kind_(GRID), tile_size_(0) {}
+
+    void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+        switch (kind_) {
+        case BLOCK: ::cuda_emu::block_barrier(file, line, ::cuda_emu::REDUCE_NONE, 1); break;
+        case TILE: ::cuda_emu::SyncWarp{file, line}(details::tile_mask(tile_size_)); break;
+        case GRID: ::cuda_emu::block_barrier(file, line, ::cuda_emu::GRID_SYNC, 1); break;
+        }
+    }
+    unsigned long long thread_rank() const {
+        switch (kind_) {
+        case BLOCK: return thread_block().thread_rank();
+        case TILE: return details::linear_thread_index() % tile_size_;
+        default: return grid_group().thread_rank();
+        }
+    }
+    unsigned long long size() const {
+        switch (kind_) {
+        case BLOCK: return thread_block().size();
+        case TILE: return tile_size_;
+        default: return grid_group().size();
+        }
+    }
+    unsigned long long num_threads() const { return size(); }
+    bool is_valid() const { return kind_ != GRID || grid_group().is_valid(); }
+
+private:
+    enum Kind { BLOCK, TILE, GRID };
+    thread_group(Kind kind, unsigned tile_size) : kind_(kind), tile_size_(tile_size) {}
+    friend thread_group tiled_partition(const thread_group&, unsigned);
+    Kind kind_;
+    unsigned tile_size_;
+};
+
+// A tile whose size is a run-time value: a power of two of 32 threads or fewer, as the emulator's
+// tiles are, taken from a block or from a larger tile.
+inline thread_group tiled_partition(const thread_group& parent, unsigned tile_size) {
+    if (tile_size == 0 || tile_size > 32 || (tile_size & (tile_size - 1)) != 0 ||
+        tile_size > parent.size())
+        __assert_fail("tiled_partition(group, size): the emulator's tiles have a power-of-two size "
+                      "of 32 threads or fewer, within the parent group", __FILE__, __LINE__,
+                      "tiled_partition");
+    return thread_group(thread_group::TILE, tile_size);
+}
 
 template <class Group>
 void sync(const Group& group) { group.sync(); }
