@@ -102,5 +102,11 @@ int main() {
     CHECK(cudaMallocManaged(&managed, 16 * sizeof(float)));
     CHECK(cudaStreamAttachMemAsync(0, managed));
     CHECK(cudaFree(managed));
+
+    // Device limits read back what was set.
+    size_t stack_bytes = 0;
+    CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
+    CHECK(cudaDeviceGetLimit(&stack_bytes, cudaLimitStackSize));
+    EXPECT(stack_bytes >= 8192, "stack size limit %zu after setting 8192", stack_bytes);
     return pass(test_name);
 }

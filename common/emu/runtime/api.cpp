@@ -293,6 +293,31 @@ cudaError_t cudaDeviceReset(void) {
     return cudaSuccess;
 }
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
+// The device's limits, kept so that a program reads back what it set. They limit nothing here:
+// a GPU thread's stack is the emulator's own (CUDA_EMU_STACK_KB, 256 KiB, far above a GPU's
+// 1 KiB), printf writes at once, and device-side malloc is the host's.
+static size_t device_limits[] = {
+    1024,             // cudaLimitStackSize: bytes per thread
+    1 << 20,          // cudaLimitPrintfFifoSize
+    8 << 20,          // cudaLimitMallocHeapSize
+    2,                // cudaLimitDevRuntimeSyncDepth
+    2048,             // cudaLimitDevRuntimePendingLaunchCount
+    64,               // cudaLimitMaxL2FetchGranularity: bytes
+    0,                // cudaLimitPersistingL2CacheSize
+};
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+    if ((unsigned)limit >= sizeof device_limits / sizeof device_limits[0])
+        return fail(cudaErrorUnsupportedLimit);
+    device_limits[limit] = value;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetLimit(size_t* value, enum cudaLimit limit) {
+    if (!value) return fail(cudaErrorInvalidValue);
+    if ((unsigned)limit >= sizeof device_limits / sizeof device_limits[0])
+        return fail(cudaErrorUnsupportedLimit);
+    *value = device_limits[limit];
+    return cudaSuccess;
+}
 cudaError_t cudaDriverGetVersion(int* version) {
     if (!version) return fail(cudaErrorInvalidValue);
     *version = CUDART_VERSION;

@@ -232,6 +232,16 @@ enum cudaMemLocationType {
 };
 struct cudaMemLocation { enum cudaMemLocationType type; int id; };
 
+enum cudaLimit {
+    cudaLimitStackSize = 0x00,
+    cudaLimitPrintfFifoSize = 0x01,
+    cudaLimitMallocHeapSize = 0x02,
+    cudaLimitDevRuntimeSyncDepth = 0x03,
+    cudaLimitDevRuntimePendingLaunchCount = 0x04,
+    cudaLimitMaxL2FetchGranularity = 0x05,
+    cudaLimitPersistingL2CacheSize = 0x06
+};
+
 enum cudaFuncCache {
     cudaFuncCachePreferNone = 0,
     cudaFuncCachePreferShared = 1,
