@@ -92,9 +92,11 @@
  * fourth stream keeps one frame queued (lesson 07). */
 #define PIPELINE_STREAMS 4
 
-/* A grid's y dimension may not exceed 65535 blocks: 2^18 rows are 32,768
- * tiles of 32. Indices within a frame are 64-bit, so the pixel count is
- * limited by memory alone. */
+/* A grid's y dimension may not exceed 65,535 blocks. 2^18 rows are 32,768
+ * blocks of 8 rows for naive's 2-D kernels and 8,192 tiles of 32 for the
+ * fused kernel; edge_level_kernel's 1-D grid of 2^36 pixels is 2^28 blocks
+ * of 256, within the x dimension's 2^31 - 1. Indices within a frame are
+ * 64-bit, so the pixel count is limited by memory alone. */
 #define MAX_SIDE (1LL << 18)
 #define MAX_PIXELS (1LL << 36)
 #define MAX_FRAMES 4096
