@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 static const char *program = "lesson"; /* set from the lesson, used in messages */
+static const char *size_flag;           /* "-n" or "--size" when given: wb_size_flag */
 /* A part other than a program's first (default) one, chosen with --part: its
  * CSV rows are named "lesson07-bandwidth", so that one results file can hold
  * every part's sweep and the charts draw each part on its own. */
@@ -109,6 +110,11 @@ static long long parse_ranged(const char *flag, const char *text, long long min,
         usage_error("%s value '%s' is out of range (%lld to %lld)", flag,
                     echo(text, shown, sizeof shown), min, max);
     return value;
+}
+
+const char *wb_size_flag(void)
+{
+    return size_flag;
 }
 
 void wb_set_shape(wb_shape *shape, long long first, long long second, long long third)
@@ -413,9 +419,10 @@ static wb_options parse_options(const wb_lesson *lesson, int argc, char **argv)
             *extra->text = value;
         else if (extra)
             *extra->value = parse_ranged(name, value, extra->min, extra->max);
-        else if (strcmp(name, "-n") == 0 || strcmp(name, "--size") == 0)
+        else if (strcmp(name, "-n") == 0 || strcmp(name, "--size") == 0) {
             options.shape = parse_shape(lesson, name, value);
-        else if (strcmp(name, "--reps") == 0)
+            size_flag = strcmp(name, "-n") == 0 ? "-n" : "--size";
+        } else if (strcmp(name, "--reps") == 0)
             options.reps = (int)parse_ranged(name, value, 1, MAX_REPS);
         else if (strcmp(name, "--warmup") == 0)
             options.warmup = (int)parse_ranged(name, value, 0, MAX_WARMUP);

@@ -160,6 +160,19 @@ assert_refused() {
         --output "$BATS_TEST_TMPDIR/no/such/folder/edges.png"
 }
 
+@test "lesson08 refuses -n or --size beside --image: the photo sets the frame size" {
+    use_any_build
+    assert_refused "-n and --image together: the image sets the size" \
+        --image "$REPO/data/astronaut.png" -n 64x64
+    assert_refused "--size and --image together: the image sets the size" \
+        --size=512x512 --image "$REPO/data/chelsea.png"
+    # refused before anything is written: the --output folder stays empty
+    mkdir "$BATS_TEST_TMPDIR/out"
+    assert_refused "-n and --image together" \
+        -n 64x64 --image "$REPO/data/astronaut.png" --output "$BATS_TEST_TMPDIR/out/edges.png"
+    assert_equal "$(ls -A "$BATS_TEST_TMPDIR/out")" ""
+}
+
 @test "lesson08 refuses --frames of 0, a negative count, too many, a fraction, a word, or none" {
     use_any_build
     assert_refused "--frames value '0' is out of range (1 to 4096)" --frames 0

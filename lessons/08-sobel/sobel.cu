@@ -16,8 +16,9 @@
  * The border rule is clamp to the edge (replicate): a neighbour outside the
  * frame is the nearest pixel inside it. Every step is integer arithmetic,
  * written once in sobel.h for the CPU and the GPU, so the check is exact.
- * With --image, every frame of the batch is that photo (data/ holds PNG photos and
- * a JPEG; a gray file works too), and --output writes its edge map.
+ * With --image, every frame of the batch is that photo, of its size (so -n
+ * beside it is refused; data/ holds PNG photos and a JPEG; a gray file works
+ * too), and --output writes its edge map.
  *
  * Three versions:
  *   cpu        the two passes (gray, then edges) on every core with OpenMP
@@ -365,7 +366,8 @@ static const wb_variant variants[] = {
 static const wb_option options[] = {
     {.flag = "--frames", .help = "frames in the batch, each of -n's size (or the --image)",
      .value = &frame_count, .min = 1, .max = MAX_FRAMES},
-    {.flag = "--image", .help = "every frame is this photo (PNG, JPEG, BMP, TGA, PPM)",
+    {.flag = "--image",
+     .help = "every frame is this photo, which sets the size (PNG, JPEG, BMP, TGA, PPM)",
      .text = &image_path},
     {.flag = "--output", .help = "write the first frame's edge map to this file as PNG",
      .text = &output_path},
