@@ -128,6 +128,10 @@ assert_refused() {
     assert_equal "$(ls -A "$folder")" "edges.png"
 }
 
+@test "the edge map that COURSE.md shows is lesson08's output of data/astronaut.png" {
+    assert_edges_of "$REPO/data/astronaut.png" "$REPO/data/astronaut-edges.png" 262144
+}
+
 @test "lesson08 reads a JPEG, and a gray photo gives the edges of the color one it came from" {
     use_gpu_build
     run "$BUILD/lesson08" --image "$REPO/data/rocket.jpg" --output "$BATS_TEST_TMPDIR/rocket.png" \
