@@ -121,11 +121,12 @@ $(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/$(basename $(call set
 $(BUILD)/solution$(call lesson_number,$(1)): $(BUILD)/solutions/$(notdir $(1))/$(basename $(call setting,$(1),EXERCISE)).o $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
 	$$(COMPILER) $$(ALL_FLAGS) $$(LINK_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
 
+# WORKBOOK_MAKE_TARGET: the checker's hints name the target that ran it.
 exercise$(call lesson_number,$(1)): check-compiler $(BUILD)/exercise$(call lesson_number,$(1))
-	@./$(BUILD)/exercise$(call lesson_number,$(1))
+	@WORKBOOK_MAKE_TARGET=$$@ ./$(BUILD)/exercise$(call lesson_number,$(1))
 
 solution$(call lesson_number,$(1)): check-compiler $(BUILD)/solution$(call lesson_number,$(1))
-	@./$(BUILD)/solution$(call lesson_number,$(1))
+	@WORKBOOK_MAKE_TARGET=$$@ ./$(BUILD)/solution$(call lesson_number,$(1))
 endef
 
 $(foreach dir,$(LESSON_DIRS),$(eval $(call lesson_rules,$(dir))))
