@@ -9,7 +9,8 @@ setup() {
 @test "make help lists the targets and the variables a user may set" {
     run make --no-print-directory help
     assert_success
-    for word in lessonNN exerciseNN solutionNN test doctor clean BACKEND= CUDA_ARCH= NVCC= CC= CFLAGS= NVCCFLAGS=; do
+    for word in lessonNN exerciseNN solutionNN test doctor clean BACKEND= CUDA_ARCH= NVCC= CC= CFLAGS= NVCCFLAGS= \
+        SANITIZE= GRADE_FROM= GRADE_STUDENT= GRADE_CSV= GRADE_TIMEOUT=; do
         assert_output --partial "$word"
     done
     assert_output --partial "lesson01"
