@@ -121,11 +121,12 @@ $(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/$(basename $(call set
 $(BUILD)/solution$(call lesson_number,$(1)): $(BUILD)/solutions/$(notdir $(1))/$(basename $(call setting,$(1),EXERCISE)).o $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
 	$$(COMPILER) $$(ALL_FLAGS) $$(LINK_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
 
+# WORKBOOK_MAKE_TARGET: the checker's hints name the target that ran it.
 exercise$(call lesson_number,$(1)): check-compiler $(BUILD)/exercise$(call lesson_number,$(1))
-	@./$(BUILD)/exercise$(call lesson_number,$(1))
+	@WORKBOOK_MAKE_TARGET=$$@ ./$(BUILD)/exercise$(call lesson_number,$(1))
 
 solution$(call lesson_number,$(1)): check-compiler $(BUILD)/solution$(call lesson_number,$(1))
-	@./$(BUILD)/solution$(call lesson_number,$(1))
+	@WORKBOOK_MAKE_TARGET=$$@ ./$(BUILD)/solution$(call lesson_number,$(1))
 endef
 
 $(foreach dir,$(LESSON_DIRS),$(eval $(call lesson_rules,$(dir))))
@@ -252,12 +253,21 @@ help:
 	@echo "  clean          remove build/ and the lesson programs"
 	@echo ""
 	@echo "variables (make VAR=value ...), now:"
-	@echo "  BACKEND=$(BACKEND)       cuda, emu (CPU emulation) or auto (cuda when a GPU is usable)"
-	@echo "  CUDA_ARCH=$(CUDA_ARCH)        GPU architecture for nvcc, e.g. 75, 80, 86, 89, 90"
-	@echo "  NVCC=$(NVCC)"
-	@echo "  CC=...                host compiler for the CPU code (nvcc -ccbin), e.g. CC=gcc-12"
-	@echo "  CFLAGS=$(CFLAGS)"
-	@echo "  NVCCFLAGS=$(NVCCFLAGS)"
+	@printf '  %-21s %s\n' \
+	  "BACKEND=$(BACKEND)" "cuda, emu (CPU emulation) or auto (cuda when a GPU is usable)" \
+	  "CUDA_ARCH=$(CUDA_ARCH)" "GPU architecture for nvcc, e.g. 75, 80, 86, 89, 90" \
+	  "NVCC=$(NVCC)" "" \
+	  "CC=..." "host compiler for the CPU code (nvcc -ccbin), e.g. CC=gcc-12" \
+	  "CFLAGS=$(CFLAGS)" "" \
+	  "NVCCFLAGS=$(NVCCFLAGS)" "" \
+	  "SANITIZE=1" "build with the emulator's --sanitize checks, into build/emu-sanitize" \
+	  "" "(make sanitize sets it itself)" \
+	  "GRADE_FROM=$(GRADE_FROM)" "make grade: the lessons/ folder whose exercises it checks" \
+	  "GRADE_STUDENT=..." "make grade: the student's name in the CSV (default: the folder" \
+	  "" "that holds GRADE_FROM)" \
+	  "GRADE_CSV=$(GRADE_CSV)" "" "" "make grade: where it writes the CSV" \
+	  "GRADE_TIMEOUT=$(GRADE_TIMEOUT)" "make grade: seconds before a run that never ends is stopped" \
+	  | sed 's/ *$$//'
 
 clean:
 	rm -rf build $(LESSONS)

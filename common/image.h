@@ -8,6 +8,8 @@
  * half-written is ever left there. Every refusal is one line on stderr,
  *     PROGRAM: PATH: PROBLEM: DETAIL
  * and exit status 2 (a usage error: the file the user named is at fault).
+ * The image sets the size, so -n (or --size) beside --image is refused the
+ * same way: "PROGRAM: -n and --image together: the image sets the size".
  *
  * Debian's libstb-dev: stb_image reads PNG, JPEG, BMP, TGA, PPM, ...;
  * stb_image_write writes PNG. The implementation is in libstb: a lesson that
@@ -82,6 +84,12 @@ static void open_output_image(const char *program, const char *output_path)
 static unsigned char *load_rgb_image(const char *program, const char *path, int needs_color,
                                      long long max_side, int *width, int *height)
 {
+    /* the image's own size is the size: a -n beside it would be ignored */
+    if (wb_size_flag()) {
+        fprintf(stderr, "%s: %s and --image together: the image sets the size\n", program,
+                wb_size_flag());
+        exit(WB_EXIT_USAGE);
+    }
     FILE *file = fopen(path, "rb");
     if (!file)
         refuse_file(program, path, "cannot open the image", strerror(errno));

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 static const char *program = "lesson"; /* set from the lesson, used in messages */
+static const char *size_flag;           /* "-n" or "--size" when given: wb_size_flag */
 /* A part other than a program's first (default) one, chosen with --part: its
  * CSV rows are named "lesson07-bandwidth", so that one results file can hold
  * every part's sweep and the charts draw each part on its own. */
@@ -109,6 +110,11 @@ static long long parse_ranged(const char *flag, const char *text, long long min,
         usage_error("%s value '%s' is out of range (%lld to %lld)", flag,
                     echo(text, shown, sizeof shown), min, max);
     return value;
+}
+
+const char *wb_size_flag(void)
+{
+    return size_flag;
 }
 
 void wb_set_shape(wb_shape *shape, long long first, long long second, long long third)
@@ -413,9 +419,10 @@ static wb_options parse_options(const wb_lesson *lesson, int argc, char **argv)
             *extra->text = value;
         else if (extra)
             *extra->value = parse_ranged(name, value, extra->min, extra->max);
-        else if (strcmp(name, "-n") == 0 || strcmp(name, "--size") == 0)
+        else if (strcmp(name, "-n") == 0 || strcmp(name, "--size") == 0) {
             options.shape = parse_shape(lesson, name, value);
-        else if (strcmp(name, "--reps") == 0)
+            size_flag = strcmp(name, "-n") == 0 ? "-n" : "--size";
+        } else if (strcmp(name, "--reps") == 0)
             options.reps = (int)parse_ranged(name, value, 1, MAX_REPS);
         else if (strcmp(name, "--warmup") == 0)
             options.warmup = (int)parse_ranged(name, value, 0, MAX_WARMUP);
@@ -532,7 +539,9 @@ static int fp32_lanes_per_sm(int major, int minor)
  * code the GPU can run (cudaErrorNoKernelImageForDevice otherwise). */
 __global__ void wb_probe_kernel(void) {}
 
-static int usable_device(wb_device *device, const char *lesson_name)
+/* make_target: what the hints say to build instead ("make BACKEND=emu
+ * lesson01"): the program's own make target. */
+static int usable_device(wb_device *device, const char *make_target)
 {
     char *why = device->why_unavailable;
     size_t room = sizeof device->why_unavailable;
@@ -543,7 +552,7 @@ static int usable_device(wb_device *device, const char *lesson_name)
     CUDA_CHECK(cudaRuntimeGetVersion(&device->runtime_version));
     if (status == cudaErrorInsufficientDriver && device->driver_version == 0) {
         snprintf(why, room, "no NVIDIA driver is installed (no NVIDIA GPU here?)%s: "
-                 "make BACKEND=emu %s", emulator_hint, lesson_name);
+                 "make BACKEND=emu %s", emulator_hint, make_target);
         return 0;
     }
     if (status == cudaErrorInsufficientDriver) {
@@ -556,7 +565,7 @@ static int usable_device(wb_device *device, const char *lesson_name)
     if (status != cudaSuccess || count == 0) {
         snprintf(why, room, "no CUDA GPU found (%s)%s: make BACKEND=emu %s",
                  status == cudaSuccess ? "0 devices" : cudaGetErrorString(status),
-                 emulator_hint, lesson_name);
+                 emulator_hint, make_target);
         cudaGetLastError(); /* clear it, so later calls do not report it again */
         return 0;
     }
@@ -569,14 +578,14 @@ static int usable_device(wb_device *device, const char *lesson_name)
     if (capability < OLDEST_CUDA13_CAPABILITY) {
         snprintf(why, room, "this GPU has compute capability %d.%d, older than CUDA 13 supports "
                  "(7.5 and newer): use the CPU emulator, make BACKEND=emu %s",
-                 device->prop.major, device->prop.minor, lesson_name);
+                 device->prop.major, device->prop.minor, make_target);
         return 0;
     }
     if (status == cudaErrorNoKernelImageForDevice || status == cudaErrorUnsupportedPtxVersion) {
         snprintf(why, room, "this build has no kernel image for the GPU's compute capability "
                  "%d.%d: rebuild with make CUDA_ARCH=%d%d %s",
                  device->prop.major, device->prop.minor, device->prop.major,
-                 device->prop.minor, lesson_name);
+                 device->prop.minor, make_target);
         return 0;
     }
     if (status != cudaSuccess) {
@@ -587,7 +596,7 @@ static int usable_device(wb_device *device, const char *lesson_name)
     return 1;
 }
 
-wb_device wb_describe_device(const char *program_name)
+static wb_device describe_device(const char *program_name, const char *make_target)
 {
     wb_device described;
     wb_device *device = &described;
@@ -596,7 +605,7 @@ wb_device wb_describe_device(const char *program_name)
 #ifdef CUDA_EMULATION
     device->emulated = 1;
 #endif
-    device->gpu_available = usable_device(device, program_name);
+    device->gpu_available = usable_device(device, make_target);
     if (!device->gpu_available || device->emulated)
         return described; /* an emulated device has no meaningful peak */
     /* CUDA 13's cudaDeviceProp has no clock fields; the attributes still do. */
@@ -611,6 +620,11 @@ wb_device wb_describe_device(const char *program_name)
                           fp32_lanes_per_sm(device->prop.major, device->prop.minor) * 2.0 *
                           core_khz * 1e3 / 1e9;
     return described;
+}
+
+wb_device wb_describe_device(const char *program_name)
+{
+    return describe_device(program_name, program_name);
 }
 
 /* ---- memory and the header ------------------------------------------------ */
@@ -1006,9 +1020,14 @@ wb_check_result wb_check(const float *expected, const float *actual, long long n
     return compare(expected, actual, WB_FLOAT, n, atol, rtol);
 }
 
+/* make exerciseNN and make solutionNN run the same checker, named after the
+ * exercise; the Makefile says which target ran it in WORKBOOK_MAKE_TARGET, so
+ * that a hint to rebuild ("make BACKEND=emu solution08") names the same
+ * target, not the student's exercise. Run by hand: the checker's name. */
 wb_device wb_checker_device(const char *name)
 {
-    wb_device device = wb_describe_device(name);
+    const char *make_target = getenv("WORKBOOK_MAKE_TARGET");
+    wb_device device = describe_device(name, make_target && make_target[0] ? make_target : name);
     if (!device.gpu_available) {
         fprintf(stderr, "%s: cannot check: %s\n", name, device.why_unavailable);
         exit(WB_EXIT_NO_DEVICE);

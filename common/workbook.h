@@ -246,6 +246,11 @@ const wb_lesson *wb_choose_part(const wb_lesson *const *parts, int count, int ar
  * the fields that follow from them. */
 void wb_set_shape(wb_shape *shape, long long first, long long second, long long third);
 
+/* The flag that gave the size on the command line, "-n" or "--size"; NULL
+ * when the lesson's default holds. A lesson whose input file sets the size
+ * refuses it rather than ignore it (common/image.h). */
+const char *wb_size_flag(void);
+
 /* The tolerance of a float sum added in another order than the reference.
  * Each addition rounds with a relative error of at most u = 2^-24; a sum whose
  * longest chain of dependent additions is `depth` long is off by at most

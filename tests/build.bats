@@ -9,7 +9,8 @@ setup() {
 @test "make help lists the targets and the variables a user may set" {
     run make --no-print-directory help
     assert_success
-    for word in lessonNN exerciseNN solutionNN test doctor clean BACKEND= CUDA_ARCH= NVCC= CC= CFLAGS= NVCCFLAGS=; do
+    for word in lessonNN exerciseNN solutionNN test doctor clean BACKEND= CUDA_ARCH= NVCC= CC= CFLAGS= NVCCFLAGS= \
+        SANITIZE= GRADE_FROM= GRADE_STUDENT= GRADE_CSV= GRADE_TIMEOUT=; do
         assert_output --partial "$word"
     done
     assert_output --partial "lesson01"
@@ -78,6 +79,31 @@ setup() {
     run make --no-print-directory BACKEND=emu solution01
     assert_success
     assert_output --partial "exercise01: PASS (all 10 sizes)"
+}
+
+@test "make solutionNN without a GPU tells to build solutionNN for the emulator, not the exercise" {
+    [ "$GPU_COUNT" -eq 0 ] || skip "a GPU is present, so the nvcc build runs on it"
+    # the architecture make test built the nvcc programs for
+    local arch=${CUDA_BUILD##*/cuda-sm} number
+    for dir in lessons/[0-9][0-9]-*; do
+        number=$(basename "$dir" | cut -c1-2)
+        [ -n "$(lesson_setting "lesson$number" EXERCISE)" ] || continue
+        [ -x "$CUDA_BUILD/solution$number" ] || skip "no nvcc build of solution$number in $CUDA_BUILD"
+        # every checker answers through common/'s wb_checker_device: exit 3, and
+        # the hint names the target that ran it
+        run make --no-print-directory BACKEND=cuda CUDA_ARCH="$arch" "solution$number"
+        assert_failure
+        assert_line --regexp "^exercise$number: cannot check: .*: make BACKEND=emu solution$number$"
+        assert_line --partial "solution$number] Error 3"
+    done
+    # make exerciseNN names the exercise; so does a checker run by hand
+    [ -x "$CUDA_BUILD/exercise08" ] || skip "no nvcc build of exercise08 in $CUDA_BUILD"
+    run make --no-print-directory BACKEND=cuda CUDA_ARCH="$arch" exercise08
+    assert_failure
+    assert_line --regexp "^exercise08: cannot check: .*: make BACKEND=emu exercise08$"
+    run --separate-stderr "$CUDA_BUILD/solution08"
+    assert_equal "$status" 3
+    assert_equal "${stderr##*: }" "make BACKEND=emu exercise08"
 }
 
 @test "make lesson99 names the lessons that exist and fails" {

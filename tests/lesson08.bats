@@ -128,6 +128,10 @@ assert_refused() {
     assert_equal "$(ls -A "$folder")" "edges.png"
 }
 
+@test "the edge map that COURSE.md shows is lesson08's output of data/astronaut.png" {
+    assert_edges_of "$REPO/data/astronaut.png" "$REPO/data/astronaut-edges.png" 262144
+}
+
 @test "lesson08 reads a JPEG, and a gray photo gives the edges of the color one it came from" {
     use_gpu_build
     run "$BUILD/lesson08" --image "$REPO/data/rocket.jpg" --output "$BATS_TEST_TMPDIR/rocket.png" \
@@ -158,6 +162,19 @@ assert_refused() {
         --image "$BATS_TEST_TMPDIR/cut.png"
     assert_refused "$BATS_TEST_TMPDIR/no/such/folder/edges.png: cannot write the output: No such file or directory" \
         --output "$BATS_TEST_TMPDIR/no/such/folder/edges.png"
+}
+
+@test "lesson08 refuses -n or --size beside --image: the photo sets the frame size" {
+    use_any_build
+    assert_refused "-n and --image together: the image sets the size" \
+        --image "$REPO/data/astronaut.png" -n 64x64
+    assert_refused "--size and --image together: the image sets the size" \
+        --size=512x512 --image "$REPO/data/chelsea.png"
+    # refused before anything is written: the --output folder stays empty
+    mkdir "$BATS_TEST_TMPDIR/out"
+    assert_refused "-n and --image together" \
+        -n 64x64 --image "$REPO/data/astronaut.png" --output "$BATS_TEST_TMPDIR/out/edges.png"
+    assert_equal "$(ls -A "$BATS_TEST_TMPDIR/out")" ""
 }
 
 @test "lesson08 refuses --frames of 0, a negative count, too many, a fraction, a word, or none" {

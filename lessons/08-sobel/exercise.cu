@@ -1,5 +1,6 @@
 /*
- * Exercise 08: fuse two stages into one kernel with a shared-memory tile.
+ * Exercise 08: fuse the three stages (gray, Sobel, edge level) into one
+ * kernel with a shared-memory tile.
  *
  * A first port (stages.h, which sobel.cu's naive version launches) runs
  * grayscale_kernel over the whole image, writing the gray levels to global
@@ -27,7 +28,7 @@
  */
 #include "workbook.h"
 #include "sobel.h"
-/* grayscale_kernel, sobel_kernel, edge_level_kernel: the stages to fuse */
+/* grayscale_kernel, sobel_kernel, edge_level_kernel: the three stages to fuse */
 #include "stages.h"
 
 /* 16 x 16 = 256 threads, one output pixel each */

@@ -139,7 +139,7 @@ int main(void)
 
     wb_exercise_report report = {
         .name = name,
-        .title = "grayscale and Sobel fused into one tiled kernel",
+        .title = "gray, Sobel and edge level fused into one tiled kernel",
         .exercise_file = "lessons/08-sobel/exercise.cu",
         .nothing_done = silent_sizes == SIZE_COUNT ? "the kernel wrote nothing" : NULL,
         .cases = "sizes",

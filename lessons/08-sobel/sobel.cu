@@ -16,8 +16,9 @@
  * The border rule is clamp to the edge (replicate): a neighbour outside the
  * frame is the nearest pixel inside it. Every step is integer arithmetic,
  * written once in sobel.h for the CPU and the GPU, so the check is exact.
- * With --image, every frame of the batch is that photo (data/ holds PNG photos and
- * a JPEG; a gray file works too), and --output writes its edge map.
+ * With --image, every frame of the batch is that photo, of its size (so -n
+ * beside it is refused; data/ holds PNG photos and a JPEG; a gray file works
+ * too), and --output writes its edge map.
  *
  * Three versions:
  *   cpu        the two passes (gray, then edges) on every core with OpenMP
@@ -92,9 +93,11 @@
  * fourth stream keeps one frame queued (lesson 07). */
 #define PIPELINE_STREAMS 4
 
-/* A grid's y dimension may not exceed 65535 blocks: 2^18 rows are 32,768
- * tiles of 32. Indices within a frame are 64-bit, so the pixel count is
- * limited by memory alone. */
+/* A grid's y dimension may not exceed 65,535 blocks. 2^18 rows are 32,768
+ * blocks of 8 rows for naive's 2-D kernels and 8,192 tiles of 32 for the
+ * fused kernel; edge_level_kernel's 1-D grid of 2^36 pixels is 2^28 blocks
+ * of 256, within the x dimension's 2^31 - 1. Indices within a frame are
+ * 64-bit, so the pixel count is limited by memory alone. */
 #define MAX_SIDE (1LL << 18)
 #define MAX_PIXELS (1LL << 36)
 #define MAX_FRAMES 4096
@@ -363,7 +366,8 @@ static const wb_variant variants[] = {
 static const wb_option options[] = {
     {.flag = "--frames", .help = "frames in the batch, each of -n's size (or the --image)",
      .value = &frame_count, .min = 1, .max = MAX_FRAMES},
-    {.flag = "--image", .help = "every frame is this photo (PNG, JPEG, BMP, TGA, PPM)",
+    {.flag = "--image",
+     .help = "every frame is this photo, which sets the size (PNG, JPEG, BMP, TGA, PPM)",
      .text = &image_path},
     {.flag = "--output", .help = "write the first frame's edge map to this file as PNG",
      .text = &output_path},

@@ -2,7 +2,8 @@
  * lessons/08-sobel/stages.h - the pipeline as a first port writes it: one
  * kernel a stage, each reading its input from global memory and writing its
  * result there for the next. sobel.cu's naive version launches them; the
- * exercise fuses the first two.
+ * exercise fuses all three into one kernel, as sobel.cu's optimized version
+ * does.
  */
 #ifndef STAGES_H
 #define STAGES_H

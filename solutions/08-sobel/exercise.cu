@@ -1,5 +1,6 @@
 /*
- * Exercise 08, worked solution: fuse two stages into one tiled kernel.
+ * Exercise 08, worked solution: the three stages (gray, Sobel, edge level)
+ * fused into one tiled kernel.
  * Check it with: make solution08
  *
  * The fused kernel of lessons/08-sobel/sobel.cu, one pixel a thread. Why it
@@ -14,7 +15,7 @@
  */
 #include "workbook.h"
 #include "../../lessons/08-sobel/sobel.h"
-/* grayscale_kernel, sobel_kernel, edge_level_kernel: the stages to fuse */
+/* grayscale_kernel, sobel_kernel, edge_level_kernel: the three stages to fuse */
 #include "../../lessons/08-sobel/stages.h"
 
 /* 16 x 16 = 256 threads, one output pixel each */
