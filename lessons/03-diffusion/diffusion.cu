@@ -12,8 +12,8 @@
  * Build and run (from the top of the repository):
  *     make lesson03 && ./lesson03
  *     ./lesson03 -n 4096x2048 --steps 100     # another field, more steps
- *     ./lesson03 --seed-problem               # the article's 2000 x 2000, 10,000 steps
- *                                             # (on a GPU: hours under the emulator)
+ *     ./lesson03 --seed-problem               # the article's 2000 x 2000, 10,000 steps:
+ *                                             # a GPU's job (hours under the emulator)
  *     ./lesson03 --output plots/results/fields  # write the fields; make plots draws them
  *     ./lesson03 --race-demo                  # the in-place update's race, shown
  *     ./lesson03 --help                       # every option
