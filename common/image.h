@@ -4,8 +4,9 @@
  *
  * An image named on the command line is checked and decoded before anything
  * is allocated, so a bad file costs nothing but one line; the output is
- * written beside its place and renamed into it at the end, so that nothing
- * half-written is ever left there. Every refusal is one line on stderr,
+ * written beside its place under a temporary name and renamed into it at the
+ * end, so that nothing half-written is ever left there (and an interrupted
+ * run leaves no temporary file behind). Every refusal is one line on stderr,
  *     PROGRAM: PATH: PROBLEM: DETAIL
  * and exit status 2 (a usage error: the file the user named is at fault).
  * The image sets the size, so -n (or --size) beside --image is refused the
@@ -23,6 +24,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +34,15 @@
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 
-/* stb_image refuses to allocate more than 2^31 - 1 bytes for an image */
+/* stb_image refuses to allocate more than 2^31 - 1 bytes for an image; its
+ * PNG decoder stops earlier, at 2^30 bytes of samples (width x height x the
+ * file's channels), and fails on such a header as on a corrupt one */
 #define STB_MAX_BYTES 2147483647LL
 
 /* --output, written here and then renamed */
 static char image_temporary_path[PATH_MAX] = "";
+/* 1 while that file exists: what the signal handler below may read */
+static volatile sig_atomic_t image_temporary_exists = 0;
 
 /* A file the user named that cannot be used: one line, exit 2. */
 static void refuse_file(const char *program, const char *path, const char *problem,
@@ -49,32 +55,83 @@ static void refuse_file(const char *program, const char *path, const char *probl
 
 static void remove_temporary_image(void)
 {
-    if (image_temporary_path[0])
+    if (image_temporary_exists)
         unlink(image_temporary_path);
+    image_temporary_exists = 0;
 }
 
-/* Makes the temporary file beside output_path now, before any work: a path
- * that cannot be written is refused at once rather than after the run. */
-static void open_output_image(const char *program, const char *output_path)
+/* Ctrl-C or kill while the PNG is being written: remove the temporary file,
+ * then die of the signal as the program would have (unlink, signal and raise
+ * may be called from a signal handler; exit may not). */
+static void remove_temporary_image_and_die(int signal_number)
 {
-    struct stat status;
-    if (stat(output_path, &status) == 0 && S_ISDIR(status.st_mode))
-        refuse_file(program, output_path, "cannot write the output", "it is a directory");
-    int length = snprintf(image_temporary_path, sizeof image_temporary_path, "%s.XXXXXX",
-                          output_path);
-    if (length >= (int)sizeof image_temporary_path)
-        refuse_file(program, output_path, "cannot write the output", "the path is too long");
+    remove_temporary_image();
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
+
+/* Installs that handler for a signal, unless the program ignores the signal
+ * (a background job ignores SIGINT): then it stays ignored. */
+static void remove_temporary_image_on(int signal_number)
+{
+    if (signal(signal_number, remove_temporary_image_and_die) == SIG_IGN)
+        signal(signal_number, SIG_IGN);
+}
+
+/* Makes a new, empty temporary file beside output_path, with the usual
+ * permissions; returns 0, or -1 with errno set. */
+static int make_temporary_image(const char *output_path)
+{
+    snprintf(image_temporary_path, sizeof image_temporary_path, "%s.XXXXXX", output_path);
     int descriptor = mkstemp(image_temporary_path);
-    if (descriptor < 0) {
-        image_temporary_path[0] = '\0';
-        refuse_file(program, output_path, "cannot write the output", strerror(errno));
-    }
+    if (descriptor < 0)
+        return -1;
+    image_temporary_exists = 1;
     /* mkstemp makes the file private (0600); give it the usual permissions */
     mode_t mask = umask(0);
     umask(mask);
     fchmod(descriptor, 0666 & ~mask);
     close(descriptor);
-    atexit(remove_temporary_image);
+    return 0;
+}
+
+/* Checks now, before any work, that a file can be made beside output_path,
+ * by making one and removing it at once: a path that cannot be written is
+ * refused at once rather than after the run. The real temporary file is made
+ * only when the image is written, so that a run stopped before then leaves
+ * nothing behind. */
+static void open_output_image(const char *program, const char *output_path)
+{
+    struct stat status;
+    if (stat(output_path, &status) == 0 && S_ISDIR(status.st_mode))
+        refuse_file(program, output_path, "cannot write the output", "it is a directory");
+    if (strlen(output_path) + sizeof ".XXXXXX" > sizeof image_temporary_path)
+        refuse_file(program, output_path, "cannot write the output", "the path is too long");
+    if (make_temporary_image(output_path) != 0)
+        refuse_file(program, output_path, "cannot write the output", strerror(errno));
+    remove_temporary_image();
+}
+
+/* The format a file's first bytes announce, or NULL: for a file stb_image
+ * cannot read, whether it is an image at all. */
+static const char *image_signature(FILE *file)
+{
+    unsigned char start[8] = {0};
+    size_t length = fread(start, 1, sizeof start, file);
+    rewind(file);
+    if (length >= 8 && memcmp(start, "\x89PNG\r\n\x1a\n", 8) == 0)
+        return "PNG";
+    if (length >= 3 && start[0] == 0xFF && start[1] == 0xD8 && start[2] == 0xFF)
+        return "JPEG";
+    if (length >= 4 && memcmp(start, "GIF8", 4) == 0)
+        return "GIF";
+    if (length >= 2 && memcmp(start, "BM", 2) == 0)
+        return "BMP";
+    if (length >= 2 && start[0] == 'P' && start[1] >= '1' && start[1] <= '6')
+        return "PPM";
+    if (length >= 4 && memcmp(start, "8BPS", 4) == 0)
+        return "PSD";
+    return NULL; /* TGA has no signature: a broken one reads as "not an image" */
 }
 
 /* Decodes the image at path as 3 bytes a pixel (R G B, row after row; an
@@ -95,8 +152,17 @@ static unsigned char *load_rgb_image(const char *program, const char *path, int 
         refuse_file(program, path, "cannot open the image", strerror(errno));
     int channels = 0;
     if (!stbi_info_from_file(file, width, height, &channels)) {
+        const char *format = image_signature(file);
         fclose(file);
-        refuse_file(program, path, "not an image", "expected PNG, JPEG, BMP, TGA or PPM");
+        if (!format)
+            refuse_file(program, path, "not an image", "expected PNG, JPEG, BMP, TGA or PPM");
+        /* an image, but with a header stb_image will not decode: a size of
+         * 0, one it will not allocate, or bytes that make no sense */
+        char problem[64];
+        snprintf(problem, sizeof problem, "cannot read the %s header", format);
+        refuse_file(program, path, problem,
+                    "truncated or corrupt header, or an image too large for the decoder "
+                    "(stb_image decodes up to 2 GiB of pixels, a PNG up to 1 GiB)");
     }
     /* 1: gray, 2: gray and alpha; 3: RGB, 4: RGBA */
     if (needs_color && channels < 3) {
@@ -129,6 +195,15 @@ static unsigned char *load_rgb_image(const char *program, const char *path, int 
 static void write_gray_image(const char *program, const char *output_path,
                              const unsigned char *gray, int width, int height, const char *what)
 {
+    /* from here until the rename, an interruption or a failure removes the file */
+    remove_temporary_image_on(SIGINT);
+    remove_temporary_image_on(SIGTERM);
+    atexit(remove_temporary_image);
+    if (make_temporary_image(output_path) != 0) {
+        fprintf(stderr, "%s: %s: cannot write the output: %s\n", program, output_path,
+                strerror(errno));
+        exit(WB_EXIT_CHECK_FAILED);
+    }
     if (!stbi_write_png(image_temporary_path, width, height, 1, gray, width)) {
         fprintf(stderr, "%s: %s: writing the PNG failed\n", program, output_path);
         exit(WB_EXIT_CHECK_FAILED);
@@ -138,7 +213,7 @@ static void write_gray_image(const char *program, const char *output_path,
                 strerror(errno));
         exit(WB_EXIT_CHECK_FAILED);
     }
-    image_temporary_path[0] = '\0';
+    image_temporary_exists = 0; /* it is the output now */
     fprintf(stderr, "%s: wrote %s (%dx%d, %s)\n", program, output_path, width, height, what);
 }
 

@@ -223,6 +223,7 @@ typedef struct {
     wb_shape shape;
     int reps;               /* timed repetitions after warm-up */
     int warmup;             /* untimed runs before the timed ones */
+    int reps_given, warmup_given; /* 1: set on the command line, which wb_default_runs keeps */
     int selected[MAX_VARIANTS + 1]; /* --only: 1 for each variant to run; the last is device-copy */
     int only_given;
     int csv;                /* --csv: machine-readable rows instead of the table */
@@ -422,13 +423,15 @@ static wb_options parse_options(const wb_lesson *lesson, int argc, char **argv)
         else if (strcmp(name, "-n") == 0 || strcmp(name, "--size") == 0) {
             options.shape = parse_shape(lesson, name, value);
             size_flag = strcmp(name, "-n") == 0 ? "-n" : "--size";
-        } else if (strcmp(name, "--reps") == 0)
+        } else if (strcmp(name, "--reps") == 0) {
             options.reps = (int)parse_ranged(name, value, 1, MAX_REPS);
-        else if (strcmp(name, "--warmup") == 0)
+            options.reps_given = 1;
+        } else if (strcmp(name, "--warmup") == 0) {
             options.warmup = (int)parse_ranged(name, value, 0, MAX_WARMUP);
-        else if (strcmp(name, "--seed") == 0)
+            options.warmup_given = 1;
+        } else if (strcmp(name, "--seed") == 0) {
             options.seed = (unsigned long long)parse_ranged(name, value, 0, LLONG_MAX);
-        else if (strcmp(name, "--cache") == 0) {
+        } else if (strcmp(name, "--cache") == 0) {
             if (strcmp(value, "cold") != 0 && strcmp(value, "warm") != 0)
                 usage_error("invalid value '%s' for --cache: expected cold or warm",
                             echo(value, shown, sizeof shown));
@@ -437,6 +440,20 @@ static wb_options parse_options(const wb_lesson *lesson, int argc, char **argv)
             parse_only(lesson, value, &options);
     }
     return options;
+}
+
+/* The run's options while the lesson's input_shape hook runs, for
+ * wb_default_runs; NULL at any other time. */
+static wb_options *options_being_read;
+
+void wb_default_runs(int reps, int warmup)
+{
+    if (!options_being_read)
+        return;
+    if (!options_being_read->reps_given)
+        options_being_read->reps = reps;
+    if (!options_being_read->warmup_given)
+        options_being_read->warmup = warmup;
 }
 
 void *wb_alloc_host(size_t bytes, const char *what)
@@ -712,10 +729,14 @@ typedef struct {
 } wb_run;
 
 /* Host copies of a buffer: an input once; an output as the reference and
- * the result; an in-out buffer also keeps its starting values. */
-static int host_copies(wb_role role)
+ * the result; an in-out buffer also keeps its starting values; scratch none,
+ * or one for the CPU variant. */
+static int host_copies(const wb_buffer *buffer)
 {
-    return role == WB_SCRATCH ? 0 : role == WB_INPUT ? 1 : role == WB_OUTPUT ? 2 : 3;
+    wb_role role = buffer->role;
+    if (role == WB_SCRATCH)
+        return buffer->host_too ? 1 : 0;
+    return role == WB_INPUT ? 1 : role == WB_OUTPUT ? 2 : 3;
 }
 
 /* Outputs and in-out buffers: the ones a variant's check compares. */
@@ -787,7 +808,7 @@ static void print_header(const wb_run *run)
     size_t host_bytes = 0, device_bytes = 0;
     for (int b = 0; b < run->lesson->buffer_count; b++) {
         device_bytes += run->data.bytes[b];
-        host_bytes += run->data.bytes[b] * host_copies(run->lesson->buffers[b].role);
+        host_bytes += run->data.bytes[b] * host_copies(&run->lesson->buffers[b]);
     }
     printf("problem  %s = %s; moves %s, %.3g FLOP\n", run->lesson->size_meaning,
            options->shape.text, human_bytes(run->bytes, text, sizeof text), run->flops);
@@ -810,7 +831,7 @@ static void check_memory(const wb_run *run)
 {
     double host_needed = 0, device_needed = (double)copy_row_bytes(run);
     for (int b = 0; b < run->lesson->buffer_count; b++) {
-        host_needed += (double)run->data.bytes[b] * host_copies(run->lesson->buffers[b].role);
+        host_needed += (double)run->data.bytes[b] * host_copies(&run->lesson->buffers[b]);
         device_needed += (double)run->data.bytes[b];
     }
     if (run->device.emulated)
@@ -1764,8 +1785,10 @@ static void allocate(wb_run *run)
             run->reference[b] = wb_alloc_host(bytes, buffer->name);
             run->result[b] = wb_alloc_host(bytes, buffer->name);
         }
+        if (buffer->role == WB_SCRATCH && buffer->host_too)
+            run->result[b] = wb_alloc_host(bytes, buffer->name);
         run->data.host[b] = buffer->role == WB_INPUT ? run->input[b] : run->result[b];
-        /* scratch lives on the device alone: host[] is NULL for it */
+        /* other scratch lives on the device alone: host[] is NULL for it */
         if (run->device.gpu_available)
             CUDA_CHECK(cudaMalloc(&run->data.device[b], bytes ? bytes : 1));
     }
@@ -1986,7 +2009,9 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
     run.options = parse_options(lesson, argc, argv);
     notes.to_stderr = run.options.csv;
     if (lesson->input_shape) {
+        options_being_read = &run.options;
         lesson->input_shape(&run.options.shape);
+        options_being_read = NULL;
         describe_shape(&run.options.shape);
     }
     run.data.shape = run.options.shape;

@@ -82,8 +82,9 @@ typedef enum {
     WB_OUTPUT, /* written by every variant and checked against the CPU's */
     WB_INOUT,  /* filled, then updated in place: reset before each check, then checked */
     WB_SCRATCH /* device memory a variant works in (partial sums of a multi-pass kernel):
-                  no host copy; not filled, copied or checked; poisoned (0xFF bytes)
-                  before each check, so a kernel that reads it before writing it fails */
+                  no host copy unless host_too; not filled, copied or checked; poisoned
+                  (0xFF bytes) before each check, so a kernel that reads it before writing
+                  it fails */
 } wb_role;
 
 typedef struct wb_data wb_data;
@@ -119,6 +120,10 @@ typedef struct {
     /* 2-D outputs report the first mismatch as (row, column). The row length
      * is the shape's width (rank 2) or n (rank 3) unless row_length says otherwise. */
     long long (*row_length)(const wb_shape *shape);
+    /* WB_SCRATCH only: 1 when the CPU variant works in such a buffer too (the
+     * second field of a ping-pong): host[] is then a host copy of the same
+     * size, counted in the header's host memory */
+    int host_too;
 } wb_buffer;
 
 /* ---- variants ---------------------------------------------------------- */
@@ -138,7 +143,7 @@ typedef struct {
  * and device copy, indexed like the lesson's buffer list. For the cpu
  * variant host[] outputs are where the reference goes; for the others they
  * are scratch the result is copied back to. A WB_SCRATCH buffer has only its
- * device copy: host[] is NULL for it. */
+ * device copy, host[] NULL, unless it says host_too. */
 #define WB_MAX_BUFFERS 8
 struct wb_data {
     wb_shape shape;
@@ -210,7 +215,8 @@ typedef struct {
     void (*prepare)(const wb_data *data);
     /* optional: called after the command line is read, before anything is
      * allocated; a lesson whose input is a file sets the shape from it
-     * (wb_set_shape) and refuses a bad file with one line and exit 2. */
+     * (wb_set_shape) and refuses a bad file with one line and exit 2; a
+     * lesson whose problem is long may lower the runs (wb_default_runs). */
     void (*input_shape)(wb_shape *shape);
     /* optional: called at the end with host[] holding the CPU's outputs
      * (which every passing variant matched): to write an output file. */
@@ -250,6 +256,11 @@ void wb_set_shape(wb_shape *shape, long long first, long long second, long long 
  * when the lesson's default holds. A lesson whose input file sets the size
  * refuses it rather than ignore it (common/image.h). */
 const char *wb_size_flag(void);
+
+/* From input_shape: the timed runs and warm-up runs, for a problem too long
+ * for the usual 10 and 2 (the article's size under the CPU emulator). What
+ * --reps and --warmup say on the command line wins. */
+void wb_default_runs(int reps, int warmup);
 
 /* The tolerance of a float sum added in another order than the reference.
  * Each addition rounds with a relative error of at most u = 2^-24; a sum whose

@@ -39,6 +39,30 @@ assert_gray_of() {
     assert_output "$3 pixels"
 }
 
+# be32 N: the escapes (for printf) of N as 4 bytes, most significant first, as PNG stores numbers.
+be32() {
+    printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255))
+}
+
+# png_header FILE WIDTH HEIGHT: the start of a PNG file, its signature and its IHDR chunk
+# for an 8-bit RGB image of that size: all that stb_image reads to learn the size.
+png_header() {
+    local chunk="$BATS_TEST_TMPDIR/ihdr"
+    # the chunk's type and data: width, height, 8 bits a sample, color type 2 (RGB),
+    # compression, filter and interlace methods 0
+    printf "IHDR$(be32 "$2")$(be32 "$3")\\x08\\x02\\x00\\x00\\x00" >"$chunk"
+    # then its CRC-32, the same one gzip keeps in the 4 bytes before its last 4 (least
+    # significant first)
+    local crc
+    crc=$(gzip -c <"$chunk" | tail -c 8 | head -c 4 | od -An -tx1 | awk '{ print $4 $3 $2 $1 }')
+    {
+        printf '\x89PNG\r\n\x1a\n'
+        printf "$(be32 13)"
+        cat "$chunk"
+        printf "$(be32 $((16#$crc)))"
+    } >"$1"
+}
+
 # Asserts that the arguments are refused: exit status 2, one line naming the problem ($1).
 assert_refused() {
     local expected="$1"
@@ -161,6 +185,25 @@ assert_refused() {
         --image "$BATS_TEST_TMPDIR/gray.pgm"
 }
 
+@test "lesson02 tells a PNG whose header stb_image refuses from a file that is not an image" {
+    use_any_build
+    local refused="cannot read the PNG header: truncated or corrupt header, or an image too large for the decoder (stb_image decodes up to 2 GiB of pixels, a PNG up to 1 GiB)"
+    # the header itself is well formed, but says 0 x 0; its CRC is the one zlib.crc32
+    # computes for the chunk, as a PNG reader that checks it wants
+    png_header "$BATS_TEST_TMPDIR/empty.png" 0 0
+    assert_equal "$(od -An -tx1 -j 29 "$BATS_TEST_TMPDIR/empty.png" | tr -d ' ')" "b4e9eb45"
+    assert_refused "empty.png: $refused" --image "$BATS_TEST_TMPDIR/empty.png"
+    # 20000 x 20000 RGB is 1.2 GB: within the lesson's sides and stb_image's 2 GiB, but
+    # past the 1 GiB its PNG decoder allows
+    png_header "$BATS_TEST_TMPDIR/large.png" 20000 20000
+    assert_equal "$(od -An -tx1 -j 29 "$BATS_TEST_TMPDIR/large.png" | tr -d ' ')" "6c12d16e"
+    assert_refused "large.png: $refused" --image "$BATS_TEST_TMPDIR/large.png"
+    # a JPEG cut inside its header
+    head -c 100 "$REPO/data/rocket.jpg" >"$BATS_TEST_TMPDIR/cut.jpg"
+    assert_refused "cut.jpg: cannot read the JPEG header: truncated or corrupt header" \
+        --image "$BATS_TEST_TMPDIR/cut.jpg"
+}
+
 @test "lesson02 refuses an output path it cannot write before doing any work, leaving nothing" {
     use_any_build
     assert_refused "$BATS_TEST_TMPDIR/no/such/folder/gray.png: cannot write the output: No such file or directory" \
@@ -172,6 +215,41 @@ assert_refused() {
     assert_refused "cannot decode the image" --image "$REPO/data/truncated.jpg" \
         --output "$BATS_TEST_TMPDIR/out/gray.png"
     assert_equal "$(ls -A "$BATS_TEST_TMPDIR/out")" ""
+}
+
+# Waits up to a minute for the command given as arguments to succeed.
+wait_until() {
+    for _ in $(seq 600); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    fail "waited a minute in vain for: $*"
+}
+
+@test "lesson02 stopped by SIGTERM leaves no temporary file beside the output" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    local folder="$BATS_TEST_TMPDIR/out" status=0
+    mkdir "$folder"
+    # during the run (seconds for an emulated 8K frame), before the image is written: the
+    # header is printed once the options are checked
+    "$EMU_BUILD/lesson02" -n 7680x4320 --only naive "${QUICK[@]}" --output "$folder/gray.png" \
+        >"$BATS_TEST_TMPDIR/run.txt" 2>&1 &
+    local pid=$!
+    wait_until grep -qs '^timing' "$BATS_TEST_TMPDIR/run.txt"
+    kill -TERM "$pid"
+    wait "$pid" || status=$?
+    assert_equal "$status" 143 # killed by SIGTERM (15)
+    assert_equal "$(ls -A "$folder")" ""
+    # while the PNG is being written (33 MB of incompressible noise: seconds)
+    status=0
+    "$EMU_BUILD/lesson02" -n 7680x4320 --only cpu "${QUICK[@]}" --output "$folder/gray.png" \
+        >/dev/null 2>&1 &
+    pid=$!
+    wait_until compgen -G "$folder/gray.png.*" >/dev/null
+    kill -TERM "$pid"
+    wait "$pid" || status=$?
+    assert_equal "$status" 143
+    assert_equal "$(ls -A "$folder")" ""
 }
 
 @test "lesson02 replaces an existing output file only when the new one is complete" {
@@ -305,4 +383,13 @@ run_mutated_solution() {
     assert_failure 1
     assert_line "  37x1     PASS"
     assert_line --regexp "^  13x7     FAIL: first wrong pixel \(row 3, column 1\): expected [0-9]+, got [0-9]+$"
+}
+
+@test "exercise02's checker counts a single byte written past the end" {
+    # one column too many: the extra column of each row is the next row's first pixel,
+    # written with its right value, except after the last row
+    run_mutated_solution 's/if (column < width \&\& row < height)/if (column <= width \&\& row < height)/'
+    assert_failure 1
+    assert_line "  1x1      FAIL: wrote 1 byte past the end of gray: threads outside the image went on"
+    assert_line "  451x300  FAIL: wrote 1 byte past the end of gray: threads outside the image went on"
 }

@@ -43,6 +43,10 @@ passing_rows() {
     assert_line --index 0 "lesson03: 2-D heat diffusion: field -= 0.25 x Laplacian(field), float32"
     # 8 bytes and 7 FLOP per cell and step: 6,000 cells x 12 steps
     assert_line "problem  field = 100x60; moves 576.0 kB, 5.04e+05 FLOP"
+    # fields of 24 kB: on the host the initial one, the final one twice (the
+    # reference and a variant's result) and the CPU's second field of the
+    # ping-pong; on the device the initial, final and second fields
+    assert_line "memory   96.0 kB on the host, 72.0 kB on the device"
     assert_line --regexp "^cpu +host .* ref$"
     assert_line --regexp "^device-copy +library .* -$"
     # the same expression in the same order everywhere, and exact products: bit for bit
@@ -50,6 +54,18 @@ passing_rows() {
     assert_line --regexp "^shared +kernel .* PASS \(max err 0\)$"
     assert_line --regexp "^optimized +kernel .* PASS \(max err 0\)$"
     assert_line "all 3 checks passed against the CPU reference: naive, shared, optimized"
+}
+
+@test "lesson03 prints the L2, shared memory and registers the device reports" {
+    use_gpu_build
+    run "$BUILD/lesson03" -n 16x16 --steps 1 --reps 1 --warmup 0
+    assert_success
+    if [ "$BUILD" = "$EMU_BUILD" ]; then
+        # the emulated device model: an A100's shared memory and registers, the CPU's cache
+        assert_line --regexp "^memories of this device \(cudaDeviceGetAttribute\): L2 cache [0-9.]+ MiB; per SM, 164 KiB of shared memory and 65536 32-bit registers \(the emulated device model's; its L2 is this CPU's last-level cache\)$"
+    else
+        assert_line --regexp "^memories of this device \(cudaDeviceGetAttribute\): L2 cache [0-9.]+ MiB; per SM, [0-9.]+ KiB of shared memory and [0-9]+ 32-bit registers$"
+    fi
 }
 
 @test "lesson03's device-copy row copies one step's bytes, not all the steps'" {
@@ -68,6 +84,24 @@ passing_rows() {
     run --separate-stderr timeout 2 "$BUILD/lesson03" -n 7x7 --steps 3 --seed-problem --only cpu
     assert_equal "$status" 124
     assert_line "problem  field = 2000x2000; moves 320.0 GB, 2.8e+11 FLOP"
+    if [ "$BUILD" = "$EMU_BUILD" ]; then
+        # hours under the emulator: one run without warm-up, and a warning that says so
+        assert_line "timing   median of 1 run after 0 warm-up runs; every row cold: CPU caches flushed before each run"
+        assert_equal "$stderr" "lesson03: --seed-problem is 4 x 10^10 cell updates per variant and run, hours under the CPU emulator: it runs once, without warm-up, unless --reps or --warmup say otherwise (it is meant for a GPU)"
+    else
+        assert_line --regexp "^timing   median of 10 runs after 2 warm-up runs; "
+        assert_equal "$stderr" ""
+    fi
+}
+
+@test "lesson03 --seed-problem under the emulator keeps the runs the command line asks for" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    run --separate-stderr timeout 2 "$EMU_BUILD/lesson03" --seed-problem --only cpu --reps 3
+    assert_equal "$status" 124
+    assert_line --regexp "^timing   median of 3 runs after 0 warm-up runs; "
+    run --separate-stderr timeout 2 "$EMU_BUILD/lesson03" --seed-problem --only cpu --warmup=2
+    assert_equal "$status" 124
+    assert_line --regexp "^timing   median of 1 run after 2 warm-up runs; "
 }
 
 @test "lesson03 refuses a step count of 0 or above a million, and a value for a switch" {
@@ -121,6 +155,9 @@ passing_rows() {
     # and the Laplacian of a field sums to zero: every flow leaves one cell for another
     run awk '{ for (i = 1; i <= NF; i++) s += $i } END { printf "%.4f\n", s < 0 ? -s : s }' "$dir/laplacian.dat"
     assert_output "0.0000"
+    run "$BUILD/lesson03" -n 9x4 --steps 1 --only cpu --reps 1 --warmup 0 --output "$dir-1"
+    assert_success
+    assert_line "wrote initial.dat, final.dat and laplacian.dat (9 x 4, after 1 step) to $dir-1"
     command -v gnuplot >/dev/null || skip "gnuplot is not installed"
     run gnuplot -e "format='png'; outfile='$BATS_TEST_TMPDIR/fields.png'; fields='$dir'" \
         "$REPO/plots/terminal.gp" "$REPO/plots/heatmaps.gp"
@@ -145,7 +182,23 @@ passing_rows() {
     run "$BUILD/lesson03" -n 8x8 --steps 11 --only naive --reps 1 --warmup 0 --race-demo
     assert_success
     assert_line "  blocks in launch order:   0 of 64 cells differ from the ping-pong result"
-    assert_line "  the two orders disagree on 0 cells: the result depends on block order"
+    assert_line "  blocks in reverse order:  0 of 64 cells differ from the ping-pong result"
+    assert_line "  the two orders agree: a single block has no neighbour to race with"
+    refute_line --partial "depends on block order"
+}
+
+@test "lesson03 --race-demo --csv keeps the CSV on stdout and the demo on stderr" {
+    use_gpu_build
+    run --separate-stderr "$BUILD/lesson03" -n 16x8 --steps 1 --only naive --reps 1 --warmup 0 \
+        --race-demo --csv --quiet-warnings
+    assert_success
+    # the header and one row, nothing else
+    assert_equal "${#lines[@]}" 2
+    assert_line --index 1 --regexp "^lesson03,naive,kernel,16x8,"
+    [[ "$stderr" == *"race demo: the article's in-place update, 1 step, 8 x 8 blocks"* ]] ||
+        fail "stderr: $stderr"
+    [[ "$stderr" == *"  blocks in reverse order:  "*" of 128 cells differ from the ping-pong result"* ]] ||
+        fail "stderr: $stderr"
 }
 
 # Builds lesson03 with one sed expression applied, with the emulator, into $BATS_TEST_TMPDIR/broken.

@@ -10,9 +10,11 @@
  *
  * Every pixel of an 8-bit, interleaved RGB image (R G B R G B ..., row after
  * row) becomes one 8-bit gray level, with the Rec. 601 luma weights:
- *     gray = 0.299 R + 0.587 G + 0.114 B, rounded to the nearest level.
- * The CPU and the GPU do the same integer arithmetic (see luma below), so the
- * check is exact: not one level of difference is allowed.
+ *     gray = 0.299 R + 0.587 G + 0.114 B
+ * in 16-bit fixed point, rounded to the nearest level (see luma.h: for 0.05%
+ * of the colours that is one level from rounding the decimal formula). The
+ * CPU and the GPU do the same integer arithmetic, so the check is exact: not
+ * one level of difference is allowed.
  *
  * Four versions, which differ in how threads are mapped onto pixels:
  *   cpu        the C loops, rows spread over every core with OpenMP
@@ -32,10 +34,12 @@
  *                          the 2,988 GB/s that cudaMemcpy reaches, 44 us. The
  *                          device-copy row measures that on your GPU.
  *   naive mapping:         a warp's 32 pixels lie in 32 rows, 7680 x 3 bytes
- *                          apart: each load touches 32 separate 32-byte
- *                          sectors for 96 useful bytes. The caches catch some
- *                          of the waste (the next warps read the neighbouring
- *                          bytes of the same sectors), but not all of it.
+ *                          apart: each of its loads (R, G, B) touches 32
+ *                          separate 32-byte sectors for 32 useful bytes, one
+ *                          in each, where the coalesced mapping's touches 3.
+ *                          The caches catch some of the waste (the next warps
+ *                          read the neighbouring bytes of the same sectors),
+ *                          but not all of it.
  */
 #include "workbook.h"
 /* --image and --output: checked, decoded and written with stb_image (-lstb) */
@@ -91,7 +95,7 @@ static void grayscale_cpu(const unsigned char *rgb, unsigned char *gray, long lo
 /* 1. The first port: x is the first index, as in image[x][y], and comes from
  * threadIdx.x, so x counts ROWS. Correct, but neighbouring threads of a warp
  * are a whole row (3 x width bytes) apart: each of the warp's loads and its
- * store touch 32 different memory sectors and use a few bytes of each. */
+ * store touch 32 different memory sectors and use one byte of each. */
 __global__ void grayscale_naive(const unsigned char *rgb, unsigned char *gray, int width,
                                 int height)
 {

@@ -12,7 +12,8 @@
  * Build and run (from the top of the repository):
  *     make lesson03 && ./lesson03
  *     ./lesson03 -n 4096x2048 --steps 100     # another field, more steps
- *     ./lesson03 --seed-problem               # the article's 2000 x 2000, 10,000 steps
+ *     ./lesson03 --seed-problem               # the article's 2000 x 2000, 10,000 steps:
+ *                                             # a GPU's job (hours under the emulator)
  *     ./lesson03 --output plots/results/fields  # write the fields; make plots draws them
  *     ./lesson03 --race-demo                  # the in-place update's race, shown
  *     ./lesson03 --help                       # every option
@@ -289,13 +290,13 @@ __global__ void diffuse_in_place(float *field, int width, int height, int revers
 
 /* ---- launchers ------------------------------------------------------------ */
 
-/* Buffer indices, in the order of the declaration below. */
-enum { INITIAL, FINAL };
+/* Buffer indices, in the order of the declaration below. SCRATCH is the
+ * second field of the ping-pong, on the GPU and (for the CPU) on the host. */
+enum { INITIAL, FINAL, SCRATCH };
 
 static long long steps = DEFAULT_STEPS;
 static int seed_problem, race_demo;
 static const char *output_dir = "";
-static float *d_scratch; /* the second buffer of the ping-pong, on the GPU */
 
 /* Ping-pong: `steps` steps in passes of up to steps_per_pass (a launch, or a
  * CPU step). The first pass reads the initial field, which stays untouched;
@@ -354,18 +355,16 @@ static void optimized_pass(const float *from, float *to, int width, int height, 
 
 static void run_cpu(const wb_data *data)
 {
-    int width = (int)data->shape.width, height = (int)data->shape.height;
-    float *scratch = (float *)wb_alloc_host((size_t)data->shape.elements * sizeof(float),
-                                            "the CPU's second field");
-    ping_pong((const float *)data->host[INITIAL], (float *)data->host[FINAL], scratch, width,
-              height, 1, cpu_pass);
-    free(scratch);
+    ping_pong((const float *)data->host[INITIAL], (float *)data->host[FINAL],
+              (float *)data->host[SCRATCH], (int)data->shape.width, (int)data->shape.height, 1,
+              cpu_pass);
 }
 
 static void run_on_gpu(const wb_data *data, long long steps_per_pass, pass_function pass)
 {
-    ping_pong((const float *)data->device[INITIAL], (float *)data->device[FINAL], d_scratch,
-              (int)data->shape.width, (int)data->shape.height, steps_per_pass, pass);
+    ping_pong((const float *)data->device[INITIAL], (float *)data->device[FINAL],
+              (float *)data->device[SCRATCH], (int)data->shape.width, (int)data->shape.height,
+              steps_per_pass, pass);
 }
 
 static void run_naive(const wb_data *data) { run_on_gpu(data, 1, naive_pass); }
@@ -375,32 +374,48 @@ static void run_optimized(const wb_data *data)
     run_on_gpu(data, STEPS_PER_LAUNCH, optimized_pass);
 }
 
-/* Once, when the GPU is usable: the scratch half of the ping-pong. */
-static void prepare(const wb_data *data)
-{
-    CUDA_CHECK(cudaMalloc(&d_scratch, data->bytes[FINAL]));
-}
-
 /* ---- the race demo and the output files (at the end, from finish) ----------- */
 
+/* The sizes of the memories "Where the data lives" draws, as this device
+ * reports them: under the table (on stderr with --csv). */
+static void note_memory_sizes(const wb_data *data)
+{
+    int device, l2_bytes, shared_per_sm, registers_per_sm;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&shared_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                      device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&registers_per_sm, cudaDevAttrMaxRegistersPerMultiprocessor,
+                                      device));
+    wb_note("memories of this device (cudaDeviceGetAttribute): L2 cache %g MiB; per SM, %g KiB "
+            "of shared memory and %d 32-bit registers%s",
+            l2_bytes / 1048576.0, shared_per_sm / 1024.0, registers_per_sm,
+            data->device_info->emulated
+                ? " (the emulated device model's; its L2 is this CPU's last-level cache)"
+                : "");
+}
+
 /* --race-demo: the article's in-place kernel, with the blocks in two orders,
- * each compared with the ping-pong result every variant matched. */
+ * each compared with the ping-pong result every variant matched. Under the
+ * table (on stderr with --csv, whose stdout is for the rows alone). The
+ * scratch field is free once every variant has run. */
 static void show_race(const wb_data *data, const float *reference)
 {
     int width = (int)data->shape.width, height = (int)data->shape.height;
     long long cells = data->shape.elements;
     size_t bytes = data->bytes[FINAL];
+    float *field = (float *)data->device[SCRATCH];
+    dim3 grid = grid_for(width, height, ARTICLE_BLOCK, ARTICLE_BLOCK);
     float *results[2];
     for (int reverse = 0; reverse < 2; reverse++) {
         results[reverse] = (float *)wb_alloc_host(bytes, "the in-place result");
-        CUDA_CHECK(cudaMemcpy(d_scratch, data->host[INITIAL], bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(field, data->host[INITIAL], bytes, cudaMemcpyHostToDevice));
         for (long long s = 0; s < steps; s++) {
-            diffuse_in_place<<<grid_for(width, height, ARTICLE_BLOCK, ARTICLE_BLOCK),
-                               dim3(ARTICLE_BLOCK, ARTICLE_BLOCK)>>>(d_scratch, width, height,
-                                                                     reverse);
+            diffuse_in_place<<<grid, dim3(ARTICLE_BLOCK, ARTICLE_BLOCK)>>>(field, width, height,
+                                                                          reverse);
             CUDA_CHECK_LAUNCH();
         }
-        CUDA_CHECK(cudaMemcpy(results[reverse], d_scratch, bytes, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(results[reverse], field, bytes, cudaMemcpyDeviceToHost));
     }
     long long wrong[2] = {0, 0}, orders_differ = 0;
     for (long long i = 0; i < cells; i++) {
@@ -408,13 +423,19 @@ static void show_race(const wb_data *data, const float *reference)
             wrong[reverse] += !(fabsf(results[reverse][i] - reference[i]) <= WB_ATOL);
         orders_differ += results[0][i] != results[1][i];
     }
-    printf("\nrace demo: the article's in-place update, %lld steps, 8 x 8 blocks\n", steps);
-    printf("  blocks in launch order:   %lld of %lld cells differ from the ping-pong result\n",
-           wrong[0], cells);
-    printf("  blocks in reverse order:  %lld of %lld cells differ from the ping-pong result\n",
-           wrong[1], cells);
-    printf("  the two orders disagree on %lld cells: the result depends on block order\n",
-           orders_differ);
+    wb_note("race demo: the article's in-place update, %lld step%s, 8 x 8 blocks", steps,
+            steps == 1 ? "" : "s");
+    wb_note("  blocks in launch order:   %lld of %lld cells differ from the ping-pong result",
+            wrong[0], cells);
+    wb_note("  blocks in reverse order:  %lld of %lld cells differ from the ping-pong result",
+            wrong[1], cells);
+    if (orders_differ > 0)
+        wb_note("  the two orders disagree on %lld cells: the result depends on block order",
+                orders_differ);
+    else if (grid.x * grid.y == 1)
+        wb_note("  the two orders agree: a single block has no neighbour to race with");
+    else
+        wb_note("  the two orders agree here: no block read a halo its neighbour had updated");
     free(results[0]);
     free(results[1]);
 }
@@ -452,18 +473,18 @@ static void write_fields(const wb_data *data)
     write_matrix(output_dir, "laplacian.dat", laplacian, width, height);
     free(laplacian);
     /* on stderr: with --csv, stdout is for the rows alone */
-    fprintf(stderr, "wrote initial.dat, final.dat and laplacian.dat (%d x %d, after %lld steps) "
-            "to %s\n", width, height, steps, output_dir);
+    fprintf(stderr, "wrote initial.dat, final.dat and laplacian.dat (%d x %d, after %lld step%s) "
+            "to %s\n", width, height, steps, steps == 1 ? "" : "s", output_dir);
 }
 
 static void finish(const wb_data *data)
 {
+    if (data->device_info->gpu_available)
+        note_memory_sizes(data);
     if (race_demo && data->device_info->gpu_available)
         show_race(data, (const float *)data->host[FINAL]);
     if (output_dir[0])
         write_fields(data);
-    if (d_scratch)
-        CUDA_CHECK(cudaFree(d_scratch));
 }
 
 /* ---- the initial field: a "jagged image" ------------------------------------ */
@@ -515,6 +536,16 @@ static void check_options(wb_shape *shape)
     if (seed_problem) {
         wb_set_shape(shape, SEED_PROBLEM_SIDE, SEED_PROBLEM_SIDE, 0);
         steps = SEED_PROBLEM_STEPS;
+#ifdef CUDA_EMULATION
+        /* 10,000 steps of 4 million cells per variant and run: on two cores
+         * about ten minutes each for naive and optimized, over an hour for
+         * shared (its barriers are the emulator's slowest part), so some
+         * hours even for one timed run after the check */
+        wb_default_runs(1, 0);
+        fprintf(stderr, "lesson03: --seed-problem is 4 x 10^10 cell updates per variant and run, "
+                "hours under the CPU emulator: it runs once, without warm-up, unless --reps or "
+                "--warmup say otherwise (it is meant for a GPU)\n");
+#endif
     }
     if (!output_dir[0])
         return;
@@ -574,6 +605,9 @@ static const wb_buffer buffers[] = {
      .fill = fill_jagged},
     {.name = "final field", .type = WB_FLOAT, .role = WB_OUTPUT, .count = field_cells,
      .tolerance = {.why = "one rounding per step at most", .widen = steps_tolerance}},
+    /* the ping-pong's other buffer, which the CPU's steps need too */
+    {.name = "second field", .type = WB_FLOAT, .role = WB_SCRATCH, .count = field_cells,
+     .host_too = 1},
 };
 
 static const wb_variant variants[] = {
@@ -614,7 +648,6 @@ static const wb_lesson lesson = {
     .copy_anchor = 1,
     .copy_bytes = bytes_per_step,
     .options = options, .option_count = WB_COUNT(options),
-    .prepare = prepare,
     .input_shape = check_options,
     .finish = finish,
 };
