@@ -120,6 +120,20 @@ build_mutated_lesson() {
     done
 }
 
+@test "the seed problem's check catches a row of A left out of every chunk of its column sums" {
+    # column_sums skips the last row of each 256-row chunk: one row of A lost in 256 or fewer
+    build_mutated_lesson 's/    for (int row = first; row < last; row++)$/    for (int row = first; row < last - 1; row++)/'
+    for size in 300x200x100 2000x50x2000; do
+        run --separate-stderr "$BATS_TEST_TMPDIR/broken" --seed-problem -n "$size" --only cpu,reassociated --reps 1 --warmup 0
+        assert_equal "$status" 1
+        assert_line --regexp "^reassociated +kernel .* FAIL \(max err "
+        [[ "$stderr" == *"lesson04: reassociated (kernel) FAIL: sums: first mismatch at index 0: "* ]] || fail "$stderr"
+    done
+    # the fused kernel does not use column_sums: it still passes
+    run "$BATS_TEST_TMPDIR/broken" --seed-problem -n 37x45x19 --only cpu,fused --reps 1 --warmup 0
+    assert_success
+}
+
 @test "lesson04 --seed-problem runs its default size and lists its own variants in --help" {
     use_gpu_build
     run "$BUILD/lesson04" --seed-problem --help
