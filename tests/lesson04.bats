@@ -112,12 +112,25 @@ build_mutated_lesson() {
     for order in forward reverse; do
         CUDA_EMU_GUARD=1 CUDA_EMU_ORDER=$order run "$EMU_BUILD/lesson04" --seed-problem -n 37x45x19 --reps 1 --warmup 0
         assert_success
-        assert_line --index 0 "lesson04: column sums of A.B: fused, cublas do 2mnk FLOP, reassociated 2(mk + kn)"
+        assert_line --index 0 "lesson04: column sums of A.B: fused and cublas do 2mnk FLOP, reassociated mk + 2kn"
         assert_line --regexp "^problem  m x n x k \(the article: 10000x7000x5000\) = 37x45x19;"
         assert_line --regexp "^fused +kernel .* PASS \(max err [0-9.e-]+\)$"
         assert_line --regexp "^reassociated +kernel .* PASS \(max err [0-9.e-]+\)$"
         assert_line --regexp "^cublas      skip: cuBLAS is not part of the CPU emulator$"
     done
+}
+
+@test "lesson04 --seed-problem says under the table what each variant really does" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    run "$EMU_BUILD/lesson04" --seed-problem -n 20x30x40 --reps 1 --warmup 0
+    assert_success
+    # 2mnk = 48000; fused: 2mnk + mn = 48600 FLOP, 4 (mk + kn + n) = 8120 bytes;
+    # cublas: 4 (mk + kn + 2mn + n) = 12920 bytes; reassociated: mk + 2kn = 3200 FLOP,
+    # 4 (mk + 2k + kn + n) = 8440 bytes
+    assert_line "work: the table counts 2mnk = 4.8e+04 FLOP and 0.00812 MB (A, B, the sums) in every row;"
+    assert_line --regexp "^  fused +2mnk \+ mn +4\.86e\+04 FLOP +0\.00812 MB  [0-9.e+-]+ GFLOP/s, [0-9.e+-]+ GB/s$"
+    assert_line --regexp "^  cublas +2mnk \+ mn +4\.86e\+04 FLOP +0\.01292 MB  not run$"
+    assert_line --regexp "^  reassociated +mk \+ 2kn +3\.2e\+03 FLOP +0\.00844 MB  [0-9.e+-]+ GFLOP/s, [0-9.e+-]+ GB/s$"
 }
 
 @test "the seed problem's check catches a row of A left out of every chunk of its column sums" {
