@@ -21,9 +21,11 @@ setup() {
     # guard mode: a read or write past the end of A, B or C stops the program; poison mode:
     # memory starts as NaN, so an element nobody wrote fails the check; the thread orders: a
     # barrier left out shows as a wrong sum in one of them. 33x65x17 and 129x127x9 take the
-    # optimized kernel's one-float path, 132x36x20 its float4 path.
+    # optimized kernel's one-float path, 132x36x20 its float4 path; 1023x33x9 is tall and
+    # thin (eight 128-row block tiles less one row), 3x5x4097 has a k one past a multiple
+    # of every tile's depth.
     for order in forward reverse random:2024; do
-        for size in 33x65x17 129x127x9 132x36x20; do
+        for size in 33x65x17 129x127x9 132x36x20 1023x33x9 3x5x4097; do
             CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
                 run "$EMU_BUILD/lesson04" -n "$size" --reps 1 --warmup 0 --csv
             assert_success
@@ -99,8 +101,8 @@ build_mutated_lesson() {
 
 @test "the optimized kernel passes whether or not k and n allow float4 loads" {
     use_gpu_build
-    # k % 4, n % 4: 0 0 (float4), 1 0, 0 3, 3 1 (one float at a time)
-    for size in 130x132x16 130x132x17 130x131x16 130x129x19; do
+    # k % 4, n % 4: 0 0 (float4), 1 0, 0 3, 3 1, 2 2 (one float at a time): every remainder
+    for size in 130x132x16 130x132x17 130x131x16 130x129x19 130x130x18; do
         run "$BUILD/lesson04" -n "$size" --only optimized --reps 1 --warmup 0 --csv
         assert_success
         assert_line --index 1 --regexp "^lesson04,optimized,kernel,$size,.*,PASS,"
