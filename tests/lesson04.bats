@@ -260,11 +260,23 @@ build_mutated_solution() {
     assert_line --regexp "^  17x17x17  FAIL: first wrong element \(row 0, column 0\): expected -?[0-9.e-]+, got nan$"
 }
 
-@test "exercise04's checker catches a store without its bounds check" {
-    build_mutated_solution 's/    if (row < m \&\& col < n)$/    if (row < m)/'
-    CUDA_EMU_GUARD=1 run "$BATS_TEST_TMPDIR/mutant"
+@test "exercise04's checker catches a store without its row check, past the end of C" {
+    build_mutated_solution 's/    if (row < m \&\& col < n)$/    if (col < n)/'
+    run "$BATS_TEST_TMPDIR/mutant"
     assert_failure 1
-    assert_output --partial "cuda-emu: out-of-bounds write in kernel sgemm_tiled_exercise"
+    assert_line "  16x16x16  PASS"
+    # the edge blocks' 15 rows past the last one, 17 columns each but the last block's 2
+    assert_line "  17x17x17  FAIL: wrote 255 elements past the end of C (the first where row 17, column 0 would be)"
+    assert_line "exercise04: FAIL (6 of 8 shapes wrong)"
+}
+
+@test "exercise04's checker catches a store without its column check, past the end of C" {
+    build_mutated_solution 's/    if (row < m \&\& col < n)$/    if (row < m)/'
+    run "$BATS_TEST_TMPDIR/mutant"
+    assert_failure 1
+    # the last row's thread in column 15, one past the last, writes where row 33 would start
+    assert_line "  33x15x47  FAIL: wrote 1 element past the end of C (the first where row 33, column 0 would be)"
+    assert_line "  1x40x100  FAIL: wrote 8 elements past the end of C (the first where row 1, column 0 would be)"
 }
 
 @test "exercise04's checker does not let a NaN slip through" {
