@@ -15,6 +15,10 @@
  * Fill in the TODOs, then check your work:
  *     make exercise05
  * It answers "not implemented yet", PASS, or FAIL with the first wrong block.
+ * A missing barrier may only show in some thread orders: under the CPU
+ * emulator try CUDA_EMU_ORDER=reverse make exercise05, and random:7; or build
+ * with the emulator's race checker, which names the racing line in any order:
+ *     make BACKEND=emu SANITIZE=1 exercise05
  * The worked solution is in solutions/05-reduction/exercise.cu (make solution05).
  */
 #include "workbook.h"
