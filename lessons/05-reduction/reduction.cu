@@ -757,9 +757,9 @@ static void report_pi(const wb_data *data)
     unsigned int hits = *(const unsigned int *)data->host[PI_HITS];
     double estimate = 4.0 * hits / points;
     double sigma = 4.0 * sqrt(QUARTER_PI * (1.0 - QUARTER_PI) / points);
-    /* on stderr, so that --csv output stays one table */
-    fprintf(stderr, "pi       %u of %lld points inside: pi ~ %.9f, error %.3g; "
-            "expected 1/sqrt(N) band +-%.3g (%.1f sigma)\n", hits, points, estimate,
+    /* under the table; on stderr with --csv, so that the CSV stays one table */
+    wb_note("pi       %u of %lld points inside: pi ~ %.9f, error %.3g; "
+            "expected 1/sqrt(N) band +-%.3g (%.1f sigma)", hits, points, estimate,
             estimate - 4.0 * QUARTER_PI, sigma, fabs(estimate - 4.0 * QUARTER_PI) / sigma);
 }
 
