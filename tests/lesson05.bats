@@ -46,6 +46,17 @@ assert_every_variant_passes() {
     assert_line "all 7 checks passed against the CPU reference: naive, interleaved, sequential, first-add, last-warp, optimized, fixed-order; skipped rows are no failure"
 }
 
+@test "lesson05's launch warnings name the tree kernels" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    # each tree variant's last pass is one block, which leaves the second emulated SM idle
+    CUDA_EMU_WORKERS=2 run "$EMU_BUILD/lesson05" -n 64k --reps 1 --warmup 0
+    assert_success
+    for kernel in interleaved sequential first_add last_warp; do
+        assert_line --regexp "^warning: ${kernel/_/-}: reduce_$kernel launches 1 block of 256 threads on 2 SMs"
+    done
+    refute_line --regexp "^warning: [a-z-]+: kernel"
+}
+
 @test "a NaN in the input gives NaN in every variant, which matches the reference" {
     assert_every_variant_passes -n 1025 --nan-at 1024
     assert_every_variant_passes -n 33 --nan-at 0
