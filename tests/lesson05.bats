@@ -144,6 +144,15 @@ assert_every_variant_passes() {
     [[ "$stderr" == *"--inf-at value '-1' is out of range"* ]] || fail "stderr was: $stderr"
 }
 
+@test "lesson05 --help says that --nan-at and --inf-at are off unless given" {
+    use_any_build
+    run "$BUILD/lesson05" --help
+    assert_success
+    assert_line "      --nan-at N       make x[N] a NaN: every variant must give NaN (default: none) (0 to 1099511627776)"
+    assert_line "      --inf-at N       make x[N] +Inf: every variant must give +Inf (default: none) (0 to 1099511627776)"
+    refute_output --partial "default -1"
+}
+
 @test "lesson05 --pi counts the same hits on the CPU and the GPU and prints the estimate" {
     use_gpu_build
     local estimate='^pi +[0-9]+ of 200000 points inside: pi ~ 3\.1[0-9]+, error -?[0-9.e-]+; expected 1/sqrt\(N\) band \+-0\.00367 \([0-3]\.[0-9] sigma\)$'

@@ -574,9 +574,11 @@ static int pi_requested; /* --pi: the Monte Carlo lesson below instead */
 static const wb_option options[] = {
     {.flag = "--pi", .help = "estimate pi by Monte Carlo instead (./lesson05 --pi --help)",
      .present = &pi_requested},
-    {.flag = "--nan-at", .help = "make x[INDEX] a NaN: every variant must give NaN",
+    /* "(default: none)": the help says what the default means, instead of
+     * showing NO_INDEX's -1 */
+    {.flag = "--nan-at", .help = "make x[N] a NaN: every variant must give NaN (default: none)",
      .value = &nan_index, .min = 0, .max = 1LL << 40},
-    {.flag = "--inf-at", .help = "make x[INDEX] +Inf: every variant must give +Inf",
+    {.flag = "--inf-at", .help = "make x[N] +Inf: every variant must give +Inf (default: none)",
      .value = &inf_index, .min = 0, .max = 1LL << 40},
 };
 
