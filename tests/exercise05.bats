@@ -2,7 +2,8 @@
 # The exercise of lesson 05 and its checker: the untouched skeleton says
 # "not implemented yet", the worked solution passes in every thread order, and
 # the typical mistakes of a tree reduction are caught: a missing barrier, an
-# odd count that loses its middle value, a grid that drops the tail.
+# odd count that loses its middle value, a grid that drops the tail, a load
+# past the end of x.
 
 setup() {
     load test_helper
@@ -93,6 +94,15 @@ run_mutated_solution() {
     run_mutated_solution 's|partial\[tid\] = i < n ? x\[i\] : 0.0f;|partial[tid] = i < n - 1 ? x[i] : 0.0f;|'
     assert_failure 1
     assert_line --regexp "^  threads = 32   n = 33     FAIL: first wrong block 1: expected [0-9.]+, got 0$"
+}
+
+@test "exercise05's checker catches a load without its i < n check, from the NaN past the end of x" {
+    run_mutated_solution 's|partial\[tid\] = i < n ? x\[i\] : 0.0f;|partial[tid] = x[i];|'
+    assert_failure 1
+    assert_line --regexp "^  threads = 32   n = 33     FAIL: first wrong block 1: expected [0-9.]+, got -?nan$"
+    # a whole number of blocks loads nothing past the end
+    assert_line "  threads = 1000 n = 1000   PASS"
+    assert_line "exercise05: FAIL (14 of 15 cases wrong)"
 }
 
 @test "exercise05's checker does not let a NaN slip through" {

@@ -21,9 +21,11 @@ setup() {
     # guard mode: a read or write past the end of A, B or C stops the program; poison mode:
     # memory starts as NaN, so an element nobody wrote fails the check; the thread orders: a
     # barrier left out shows as a wrong sum in one of them. 33x65x17 and 129x127x9 take the
-    # optimized kernel's one-float path, 132x36x20 its float4 path.
+    # optimized kernel's one-float path, 132x36x20 its float4 path; 1023x33x9 is tall and
+    # thin (eight 128-row block tiles less one row), 3x5x4097 has a k one past a multiple
+    # of every tile's depth.
     for order in forward reverse random:2024; do
-        for size in 33x65x17 129x127x9 132x36x20; do
+        for size in 33x65x17 129x127x9 132x36x20 1023x33x9 3x5x4097; do
             CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
                 run "$EMU_BUILD/lesson04" -n "$size" --reps 1 --warmup 0 --csv
             assert_success
@@ -99,8 +101,8 @@ build_mutated_lesson() {
 
 @test "the optimized kernel passes whether or not k and n allow float4 loads" {
     use_gpu_build
-    # k % 4, n % 4: 0 0 (float4), 1 0, 0 3, 3 1 (one float at a time)
-    for size in 130x132x16 130x132x17 130x131x16 130x129x19; do
+    # k % 4, n % 4: 0 0 (float4), 1 0, 0 3, 3 1, 2 2 (one float at a time): every remainder
+    for size in 130x132x16 130x132x17 130x131x16 130x129x19 130x130x18; do
         run "$BUILD/lesson04" -n "$size" --only optimized --reps 1 --warmup 0 --csv
         assert_success
         assert_line --index 1 --regexp "^lesson04,optimized,kernel,$size,.*,PASS,"
@@ -112,12 +114,39 @@ build_mutated_lesson() {
     for order in forward reverse; do
         CUDA_EMU_GUARD=1 CUDA_EMU_ORDER=$order run "$EMU_BUILD/lesson04" --seed-problem -n 37x45x19 --reps 1 --warmup 0
         assert_success
-        assert_line --index 0 "lesson04: column sums of A.B: fused, cublas do 2mnk FLOP, reassociated 2(mk + kn)"
+        assert_line --index 0 "lesson04: column sums of A.B: fused and cublas do 2mnk FLOP, reassociated mk + 2kn"
         assert_line --regexp "^problem  m x n x k \(the article: 10000x7000x5000\) = 37x45x19;"
         assert_line --regexp "^fused +kernel .* PASS \(max err [0-9.e-]+\)$"
         assert_line --regexp "^reassociated +kernel .* PASS \(max err [0-9.e-]+\)$"
         assert_line --regexp "^cublas      skip: cuBLAS is not part of the CPU emulator$"
     done
+}
+
+@test "lesson04 --seed-problem says under the table what each variant really does" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    run "$EMU_BUILD/lesson04" --seed-problem -n 20x30x40 --reps 1 --warmup 0
+    assert_success
+    # 2mnk = 48000; fused: 2mnk + mn = 48600 FLOP, 4 (mk + kn + n) = 8120 bytes;
+    # cublas: 4 (mk + kn + 2mn + n) = 12920 bytes; reassociated: mk + 2kn = 3200 FLOP,
+    # 4 (mk + 2k + kn + n) = 8440 bytes
+    assert_line "work: the table counts 2mnk = 4.8e+04 FLOP and 0.00812 MB (A, B, the sums) in every row;"
+    assert_line --regexp "^  fused +2mnk \+ mn +4\.86e\+04 FLOP +0\.00812 MB  [0-9.e+-]+ GFLOP/s, [0-9.e+-]+ GB/s$"
+    assert_line --regexp "^  cublas +2mnk \+ mn +4\.86e\+04 FLOP +0\.01292 MB  not run$"
+    assert_line --regexp "^  reassociated +mk \+ 2kn +3\.2e\+03 FLOP +0\.00844 MB  [0-9.e+-]+ GFLOP/s, [0-9.e+-]+ GB/s$"
+}
+
+@test "the seed problem's check catches a row of A left out of every chunk of its column sums" {
+    # column_sums skips the last row of each 256-row chunk: one row of A lost in 256 or fewer
+    build_mutated_lesson 's/    for (int row = first; row < last; row++)$/    for (int row = first; row < last - 1; row++)/'
+    for size in 300x200x100 2000x50x2000; do
+        run --separate-stderr "$BATS_TEST_TMPDIR/broken" --seed-problem -n "$size" --only cpu,reassociated --reps 1 --warmup 0
+        assert_equal "$status" 1
+        assert_line --regexp "^reassociated +kernel .* FAIL \(max err "
+        [[ "$stderr" == *"lesson04: reassociated (kernel) FAIL: sums: first mismatch at index 0: "* ]] || fail "$stderr"
+    done
+    # the fused kernel does not use column_sums: it still passes
+    run "$BATS_TEST_TMPDIR/broken" --seed-problem -n 37x45x19 --only cpu,fused --reps 1 --warmup 0
+    assert_success
 }
 
 @test "lesson04 --seed-problem runs its default size and lists its own variants in --help" {
@@ -231,11 +260,23 @@ build_mutated_solution() {
     assert_line --regexp "^  17x17x17  FAIL: first wrong element \(row 0, column 0\): expected -?[0-9.e-]+, got nan$"
 }
 
-@test "exercise04's checker catches a store without its bounds check" {
-    build_mutated_solution 's/    if (row < m \&\& col < n)$/    if (row < m)/'
-    CUDA_EMU_GUARD=1 run "$BATS_TEST_TMPDIR/mutant"
+@test "exercise04's checker catches a store without its row check, past the end of C" {
+    build_mutated_solution 's/    if (row < m \&\& col < n)$/    if (col < n)/'
+    run "$BATS_TEST_TMPDIR/mutant"
     assert_failure 1
-    assert_output --partial "cuda-emu: out-of-bounds write in kernel sgemm_tiled_exercise"
+    assert_line "  16x16x16  PASS"
+    # the edge blocks' 15 rows past the last one, 17 columns each but the last block's 2
+    assert_line "  17x17x17  FAIL: wrote 255 elements past the end of C (the first where row 17, column 0 would be)"
+    assert_line "exercise04: FAIL (6 of 8 shapes wrong)"
+}
+
+@test "exercise04's checker catches a store without its column check, past the end of C" {
+    build_mutated_solution 's/    if (row < m \&\& col < n)$/    if (row < m)/'
+    run "$BATS_TEST_TMPDIR/mutant"
+    assert_failure 1
+    # the last row's thread in column 15, one past the last, writes where row 33 would start
+    assert_line "  33x15x47  FAIL: wrote 1 element past the end of C (the first where row 33, column 0 would be)"
+    assert_line "  1x40x100  FAIL: wrote 8 elements past the end of C (the first where row 1, column 0 would be)"
 }
 
 @test "exercise04's checker does not let a NaN slip through" {

@@ -46,6 +46,17 @@ assert_every_variant_passes() {
     assert_line "all 7 checks passed against the CPU reference: naive, interleaved, sequential, first-add, last-warp, optimized, fixed-order; skipped rows are no failure"
 }
 
+@test "lesson05's launch warnings name the tree kernels" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    # each tree variant's last pass is one block, which leaves the second emulated SM idle
+    CUDA_EMU_WORKERS=2 run "$EMU_BUILD/lesson05" -n 64k --reps 1 --warmup 0
+    assert_success
+    for kernel in interleaved sequential first_add last_warp; do
+        assert_line --regexp "^warning: ${kernel/_/-}: reduce_$kernel launches 1 block of 256 threads on 2 SMs"
+    done
+    refute_line --regexp "^warning: [a-z-]+: kernel"
+}
+
 @test "a NaN in the input gives NaN in every variant, which matches the reference" {
     assert_every_variant_passes -n 1025 --nan-at 1024
     assert_every_variant_passes -n 33 --nan-at 0
@@ -89,6 +100,25 @@ assert_every_variant_passes() {
     assert_line --regexp "^fixed-order +kernel .* FAIL \(max err "
 }
 
+@test "a PASS whose bound is the whole sum says under the table that it checks nothing" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    # naive's bound is n x 2^-24 x the sum: at 64Mi, 4 times the sum; its float sum stops
+    # growing near 2^24, half of the 3.36e7 it should reach
+    run "$EMU_BUILD/lesson05" -n 64Mi --only cpu,naive --reps 1 --warmup 0
+    assert_success
+    assert_line --regexp "^naive +kernel .* PASS \(max err 1\.[0-9]+e\+07\)$"
+    assert_line "naive: at n = 67108864 its error bound (one chain of n additions) is 4 times the sum itself,"
+    assert_line --regexp "^  so its PASS checks nothing\. Run again, it returned 1\.[67][0-9]*e\+07 where the sum is 3\.356e\+07:$"
+    assert_line --regexp "^  its float sum lost (4[5-9]|5[0-5])(\.[0-9]+)?% \(see COURSE.md, lesson 05\)$"
+    # the bound reaches the sum at n = 2^24 = 16777216: above it the note shows, below it not
+    run "$EMU_BUILD/lesson05" -n 17M --only cpu,naive --reps 1 --warmup 0
+    assert_success
+    assert_line "naive: at n = 17000000 its error bound (one chain of n additions) is 1.01 times the sum itself,"
+    run "$EMU_BUILD/lesson05" -n 16500k --only cpu,naive --reps 1 --warmup 0
+    assert_success
+    refute_output --partial "checks nothing"
+}
+
 @test "fixed-order gives the same result in every thread order and worker count" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     local first=""
@@ -114,23 +144,40 @@ assert_every_variant_passes() {
     [[ "$stderr" == *"--inf-at value '-1' is out of range"* ]] || fail "stderr was: $stderr"
 }
 
+@test "lesson05 --help says that --nan-at and --inf-at are off unless given" {
+    use_any_build
+    run "$BUILD/lesson05" --help
+    assert_success
+    assert_line "      --nan-at N       make x[N] a NaN: every variant must give NaN (default: none) (0 to 1099511627776)"
+    assert_line "      --inf-at N       make x[N] +Inf: every variant must give +Inf (default: none) (0 to 1099511627776)"
+    refute_output --partial "default -1"
+}
+
 @test "lesson05 --pi counts the same hits on the CPU and the GPU and prints the estimate" {
     use_gpu_build
+    local estimate='^pi +[0-9]+ of 200000 points inside: pi ~ 3\.1[0-9]+, error -?[0-9.e-]+; expected 1/sqrt\(N\) band \+-0\.00367 \([0-3]\.[0-9] sigma\)$'
     run --separate-stderr "$BUILD/lesson05" --pi -n 200000 --reps 1 --warmup 0
     assert_success
     assert_line --index 0 "lesson05: Monte Carlo pi: hits of N random points in a quarter circle"
     assert_line --regexp "^naive +kernel .* PASS \(max err 0\)$"
     assert_line --regexp "^optimized +kernel .* PASS \(max err 0\)$"
-    [[ "$stderr" =~ ^pi\ +[0-9]+\ of\ 200000\ points\ inside:\ pi\ ~\ 3\.1[0-9]+,\ error\ -?[0-9.e-]+\;\ expected\ 1/sqrt\(N\)\ band\ \+-0\.00367\ \([0-3]\.[0-9]\ sigma\)$ ]] ||
-        fail "stderr was: $stderr"
+    # the estimate is the table's result: on stdout, under the table, where > file keeps it
+    assert_line --regexp "$estimate"
+    # with --csv on stderr, so that stdout stays one CSV table
+    run --separate-stderr "$BUILD/lesson05" --pi -n 200000 --reps 1 --warmup 0 --csv
+    assert_success
+    refute_line --regexp "^pi "
+    [[ "$stderr" =~ $estimate ]] || fail "stderr was: $stderr"
 }
 
 @test "lesson05 --pi with another --seed throws other points" {
     use_gpu_build
-    run --separate-stderr "$BUILD/lesson05" --pi -n 100000 --only cpu --reps 1 --warmup 0
-    local first="$stderr"
-    run --separate-stderr "$BUILD/lesson05" --pi -n 100000 --only cpu --reps 1 --warmup 0 --seed 2
-    [ "$stderr" != "$first" ] || fail "the same points for seeds 1 and 2: $stderr"
+    run "$BUILD/lesson05" --pi -n 100000 --only cpu --reps 1 --warmup 0
+    local first
+    first=$(grep '^pi ' <<<"$output")
+    [ -n "$first" ] || fail "no estimate: $output"
+    run "$BUILD/lesson05" --pi -n 100000 --only cpu --reps 1 --warmup 0 --seed 2
+    [ "$(grep '^pi ' <<<"$output")" != "$first" ] || fail "the same points for seeds 1 and 2: $output"
 }
 
 @test "lesson05 --pi --help describes the Monte Carlo lesson" {

@@ -15,7 +15,9 @@
  * (row, column). The worked solution is in solutions/04-sgemm/exercise.cu
  * (make solution04). Under the CPU emulator, try your kernel in other thread
  * orders too: CUDA_EMU_ORDER=reverse make exercise04 (a missing barrier shows
- * up as a FAIL in some order).
+ * up as a FAIL in some order). Or build it with the emulator's race checker,
+ * which names the two lines of a missing barrier's race in any order:
+ *     make BACKEND=emu SANITIZE=1 exercise04
  */
 #include "workbook.h"
 

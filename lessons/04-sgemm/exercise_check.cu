@@ -16,6 +16,12 @@
  * by NaN here: a tile read past their end brings a NaN in, and NaN times zero
  * is NaN, which fails the check.
  *
+ * A store without its bounds check writes past the end of C (the edge blocks'
+ * threads below the last row, or right of the last column on the last row).
+ * On a GPU that lands in another allocation, or nowhere; here C is followed
+ * by rows of a sentinel that no kernel computes, and any of them changed
+ * fails the shape: "wrote ... past the end of C".
+ *
  * Exit status: 0 PASS, 1 FAIL or not implemented yet, 3 no usable GPU.
  */
 #include "workbook.h"
@@ -38,8 +44,12 @@ static const matmul_shape shapes[] = {
     {33, 15, 47}, {48, 32, 80}, {1, 40, 100}, {70, 3, 129},
 };
 #define SHAPE_COUNT (int)(sizeof shapes / sizeof shapes[0])
-/* rows of NaN after A and after B: more than any tile sticks out */
+/* rows of NaN after A and after B, of the sentinel after C: more than any
+ * tile sticks out */
 #define NAN_PADDING_ROWS 64
+/* the sentinel: a NaN with a payload of its own (not the 0xFF poison of C,
+ * nor the NaN arithmetic makes), so a NaN written past the end shows too */
+#define SENTINEL_BITS 0x7FC5E971u
 
 /* 1 when every byte of c still holds the 0xFF poison: the kernel wrote nothing */
 static int untouched(const float *c, long long count)
@@ -82,16 +92,20 @@ int main(void)
         if (largest * sizeof(float) > max_bytes)
             max_bytes = largest * sizeof(float);
     }
+    size_t padding_count = (size_t)NAN_PADDING_ROWS * max_dimension;
     float *h_a = (float *)wb_alloc_host(max_bytes, "a");
     float *h_b = (float *)wb_alloc_host(max_bytes, "b");
-    float *h_c = (float *)wb_alloc_host(max_bytes, "c");
+    float *h_c = (float *)wb_alloc_host(max_bytes + padding_count * sizeof(float), "c");
     float *h_expected = (float *)wb_alloc_host(max_bytes, "the expected c");
     /* the padding: a NaN other than the all-ones poison of C, so that a NaN
      * brought in from past the end is not reported as "never written" */
-    size_t padding_count = (size_t)NAN_PADDING_ROWS * max_dimension;
     float *h_nan = (float *)wb_alloc_host(padding_count * sizeof(float), "the NaN padding");
     for (size_t i = 0; i < padding_count; i++)
         h_nan[i] = NAN;
+    float *h_sentinel = (float *)wb_alloc_host(padding_count * sizeof(float), "the sentinel");
+    unsigned int sentinel_bits = SENTINEL_BITS;
+    for (size_t i = 0; i < padding_count; i++)
+        memcpy(&h_sentinel[i], &sentinel_bits, sizeof(float));
 
     char verdicts[SHAPE_COUNT][WB_VERDICT_LENGTH];
     int failures = 0, silent_shapes = 0;
@@ -101,12 +115,14 @@ int main(void)
         size_t c_bytes = (size_t)m * n * sizeof(float);
         size_t a_padding = (size_t)NAN_PADDING_ROWS * k * sizeof(float);
         size_t b_padding = (size_t)NAN_PADDING_ROWS * n * sizeof(float);
+        size_t c_padding = b_padding; /* rows of n, like B's */
         float *d_a, *d_b, *d_c;
         CUDA_CHECK(cudaMalloc(&d_a, a_bytes + a_padding));
         CUDA_CHECK(cudaMalloc(&d_b, b_bytes + b_padding));
-        CUDA_CHECK(cudaMalloc(&d_c, c_bytes));
+        CUDA_CHECK(cudaMalloc(&d_c, c_bytes + c_padding));
         CUDA_CHECK(cudaMemcpy((char *)d_a + a_bytes, h_nan, a_padding, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy((char *)d_b + b_bytes, h_nan, b_padding, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy((char *)d_c + c_bytes, h_sentinel, c_padding, cudaMemcpyHostToDevice));
         wb_fill_random(h_a, (long long)m * k, -1.0f, 1.0f, 100 + s);
         wb_fill_random(h_b, (long long)k * n, -1.0f, 1.0f, 200 + s);
         matmul_reference(h_a, h_b, h_expected, m, n, k);
@@ -116,12 +132,22 @@ int main(void)
 
         launch_sgemm_tiled_exercise(d_a, d_b, d_c, m, n, k);
         CUDA_CHECK(cudaDeviceSynchronize());
-        CUDA_CHECK(cudaMemcpy(h_c, d_c, c_bytes, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(h_c, d_c, c_bytes + c_padding, cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaFree(d_a));
         CUDA_CHECK(cudaFree(d_b));
         CUDA_CHECK(cudaFree(d_c));
 
-        silent_shapes += untouched(h_c, (long long)m * n);
+        /* the elements past the end of C that no longer hold the sentinel */
+        long long first_stray = -1, strays = 0;
+        for (long long i = 0; i < (long long)(c_padding / sizeof(float)); i++) {
+            unsigned int bits;
+            memcpy(&bits, &h_c[(size_t)m * n + i], sizeof bits);
+            if (bits != SENTINEL_BITS) {
+                strays++;
+                first_stray = first_stray < 0 ? i : first_stray;
+            }
+        }
+        silent_shapes += untouched(h_c, (long long)m * n) && strays == 0;
         /* the kernel sums in the same order, but may fuse each multiply-add
          * into one rounding: within the lesson's bound for a sum of k
          * products of magnitude at most 1 (inputs in [-1, 1]) */
@@ -129,7 +155,15 @@ int main(void)
         wb_check_result check = wb_check(h_expected, h_c, (long long)m * n, atol, 0.0);
         char shape_text[32];
         snprintf(shape_text, sizeof shape_text, "%dx%dx%d", m, n, k);
-        if (check.passed) {
+        if (strays > 0) {
+            /* first: on a GPU this overwrites someone else's memory */
+            failures++;
+            snprintf(verdicts[s], WB_VERDICT_LENGTH,
+                     "  %-9s FAIL: wrote %lld element%s past the end of C (the first where "
+                     "row %lld, column %lld would be)",
+                     shape_text, strays, strays == 1 ? "" : "s", m + first_stray / n,
+                     first_stray % n);
+        } else if (check.passed) {
             snprintf(verdicts[s], WB_VERDICT_LENGTH, "  %-9s PASS", shape_text);
         } else {
             failures++;
@@ -147,6 +181,7 @@ int main(void)
     free(h_c);
     free(h_expected);
     free(h_nan);
+    free(h_sentinel);
 
     wb_exercise_report report = {
         .name = name,

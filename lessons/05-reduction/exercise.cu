@@ -15,6 +15,10 @@
  * Fill in the TODOs, then check your work:
  *     make exercise05
  * It answers "not implemented yet", PASS, or FAIL with the first wrong block.
+ * A missing barrier may only show in some thread orders: under the CPU
+ * emulator try CUDA_EMU_ORDER=reverse make exercise05, and random:7; or build
+ * with the emulator's race checker, which names the racing line in any order:
+ *     make BACKEND=emu SANITIZE=1 exercise05
  * The worked solution is in solutions/05-reduction/exercise.cu (make solution05).
  */
 #include "workbook.h"
@@ -39,9 +43,11 @@ __global__ void block_sums_tree(const float *x, float *block_sums, long long n)
 
     /* TODO 4: while more than one value is left (start with blockDim.x), add
      *         the upper half onto the lower half: with `active` values left,
-     *         the upper (active + 1) / 2 ... think about which threads add,
-     *         and which element they add, when active is odd. Wait for the
-     *         whole block after each step. */
+     *         the lower (active + 1) / 2 positions carry over to the next
+     *         step, and the upper active / 2 values are added onto the first
+     *         active / 2 of them. Think about which threads add, and which
+     *         element they add, when active is odd. Wait for the whole block
+     *         after each step. */
 
     /* TODO 5: thread 0 writes the block's sum to block_sums[blockIdx.x]. */
 }

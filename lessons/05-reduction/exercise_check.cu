@@ -6,7 +6,9 @@
  * each n (1; a warp plus one; sizes that leave the last block partly full),
  * it asks blocks_for for the grid, launches launch_block_sums and compares
  * every block's sum with one computed in double on the CPU. block_sums starts
- * out as NaN, so a block that wrote nothing shows up as a mismatch.
+ * out as NaN, so a block that wrote nothing shows up as a mismatch. And x is
+ * followed by NaN, more than a block long: a thread past the end of x that
+ * loads its element anyway (no i < n check) brings a NaN into its block's sum.
  * Run it in other thread orders too (CUDA_EMU_ORDER=reverse or random with the
  * emulator): a missing barrier may only show in some orders.
  *
@@ -28,6 +30,8 @@ static const long long sizes[] = {1, 33, 1000, 4099, 65537};
 #define BLOCK_SIZE_COUNT (int)(sizeof block_sizes / sizeof block_sizes[0])
 #define SIZE_COUNT (int)(sizeof sizes / sizeof sizes[0])
 #define CASES (BLOCK_SIZE_COUNT * SIZE_COUNT)
+/* NaN after the n elements of x: more than the largest block sticks out */
+#define NAN_PADDING 1024
 
 /* 1 when every byte still holds the 0xFF poison: the kernel wrote nothing */
 static int untouched(const float *values, long long count)
@@ -49,8 +53,11 @@ int main(void)
     float *h_x = (float *)wb_alloc_host(max_bytes, "x");
     float *h_sums = (float *)wb_alloc_host(max_bytes, "the block sums");
     float *h_expected = (float *)wb_alloc_host(max_bytes, "the expected block sums");
+    float *h_nan = (float *)wb_alloc_host(NAN_PADDING * sizeof(float), "the NaN padding");
+    for (int i = 0; i < NAN_PADDING; i++)
+        h_nan[i] = NAN;
     float *d_x, *d_sums;
-    CUDA_CHECK(cudaMalloc(&d_x, max_bytes));
+    CUDA_CHECK(cudaMalloc(&d_x, max_bytes + NAN_PADDING * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&d_sums, max_bytes)); /* at most one block per element */
 
     char verdicts[CASES][WB_VERDICT_LENGTH];
@@ -81,6 +88,8 @@ int main(void)
                 h_expected[block] = (float)sum;
             }
             CUDA_CHECK(cudaMemcpy(d_x, h_x, n * sizeof(float), cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemcpy(d_x + n, h_nan, NAN_PADDING * sizeof(float),
+                                  cudaMemcpyHostToDevice));
             CUDA_CHECK(cudaMemset(d_sums, 0xFF, blocks * sizeof(float))); /* NaN */
             launch_block_sums(d_x, d_sums, n, threads);
             CUDA_CHECK(cudaDeviceSynchronize());
@@ -109,6 +118,7 @@ int main(void)
     free(h_x);
     free(h_sums);
     free(h_expected);
+    free(h_nan);
 
     wb_exercise_report report = {
         .name = name,

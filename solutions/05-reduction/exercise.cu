@@ -2,12 +2,13 @@
  * Exercise 05, worked solution: a block's sum as a shared-memory tree, for any
  * block size. Check it with: make solution05
  *
- * Why it works: with `active` values left, the upper `half` = (active + 1) / 2
- * of them stay where they are and the lower active - half (one fewer when
- * active is odd) receive an addition: thread t adds partial[t + half] onto
- * partial[t]. The odd one out, partial[active - half], is not added to
- * anything and is not lost: it is inside the next step's `half` values. After
- * ceil(log2(blockDim.x)) steps one value is left, in partial[0].
+ * Why it works: with `active` values left, the lower `half` = (active + 1) / 2
+ * positions carry over to the next step, and the upper active - half =
+ * active / 2 values are used up: thread t < active / 2 adds partial[t + half]
+ * onto partial[t]. When active is odd, the middle value, partial[active / 2]
+ * (the last of the lower half), receives nothing and is not lost: it is one
+ * of the next step's `half` values. After ceil(log2(blockDim.x)) steps one
+ * value is left, in partial[0].
  */
 #include "workbook.h"
 
