@@ -42,8 +42,8 @@ constexpr size_t shared_per_sm = 164 * 1024;
 constexpr size_t reserved_shared_per_block = 1024;  // CUDA keeps 1 KiB of each block's share
 constexpr int registers_per_sm = 65536;
 // Registers per thread are unknown without a GPU compiler; the model assumes 32, the figure at
-// which registers stop limiting a full multiprocessor (65536 / 2048).
-constexpr int assumed_registers_per_thread = 32;
+// which registers stop limiting a full multiprocessor (65536 / 2048), unless CUDA_EMU_REGISTERS
+// asks what another figure would do (settings().registers_per_thread).
 size_t raised_shared_limit = default_shared_per_block;  // cudaFuncSetAttribute may raise it
 
 size_t physical_memory() { return (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE); }
@@ -163,7 +163,7 @@ int resident_blocks_per_sm(int block_size, size_t dynamic_smem) {
         return 0;
     int warps = (block_size + 31) / 32;
     int by_threads = threads_per_sm / (warps * 32);
-    int by_registers = registers_per_sm / (warps * 32 * assumed_registers_per_thread);
+    int by_registers = registers_per_sm / (warps * 32 * settings().registers_per_thread);
     int by_shared = (int)(shared_per_sm / (dynamic_smem + reserved_shared_per_block));
     return std::min({blocks_per_sm, by_threads, by_registers, by_shared});
 }
@@ -571,13 +571,20 @@ cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 // The model: a multiprocessor holds at most 2048 threads (counted in whole warps of 32), 32
 // blocks and 164 KiB of shared memory, of which each block uses its dynamic shared memory plus
 // 1 KiB the runtime reserves. Static __shared__ arrays are not counted (the emulator cannot see
-// their size) and registers are assumed to be 32 per thread, so they never limit. The result is
-// the smallest of the three limits, as in the CUDA occupancy calculator with those inputs.
+// their size) and registers are assumed to be 32 per thread, so they never limit (unless
+// CUDA_EMU_REGISTERS says otherwise). The result is the smallest of the limits, as in the CUDA
+// occupancy calculator with those inputs.
+// Registers and local memory (spills) are what nvcc decides, so the emulator cannot know them:
+// CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES set what every kernel reports, to see what a
+// heavier kernel would do to occupancy and to the launch warnings (lesson 06).
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
     if (!attr || !func) return fail(cudaErrorInvalidValue);
     memset(attr, 0, sizeof *attr);
-    attr->maxThreadsPerBlock = max_threads_per_block;
-    attr->numRegs = assumed_registers_per_thread;
+    // A block must fit one multiprocessor's registers: at 255 a thread, 8 warps.
+    int register_warps = registers_per_sm / (32 * settings().registers_per_thread);
+    attr->maxThreadsPerBlock = std::min(max_threads_per_block, register_warps * 32);
+    attr->numRegs = settings().registers_per_thread;
+    attr->localSizeBytes = settings().local_bytes_per_thread;
     attr->ptxVersion = 80;
     attr->binaryVersion = 80;
     attr->maxDynamicSharedSizeBytes = (int)(raised_shared_limit);

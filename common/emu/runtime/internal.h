@@ -28,6 +28,8 @@ struct Settings {
     int workers = 1;
     double timeout_seconds = 10;
     size_t stack_bytes = 256 * 1024;
+    int registers_per_thread = 32;      // what cudaFuncGetAttributes reports, and occupancy assumes
+    size_t local_bytes_per_thread = 0;  // what cudaFuncGetAttributes reports as local memory
 };
 const Settings& settings();
 
