@@ -115,6 +115,10 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     assert_output "registers 255, local bytes 96, at most 256 threads a block, 256-thread blocks per SM: 1"
 }
 
+@test "a stream reports work the host has not waited for as not ready, until a wait covers it" {
+    run_in_every_order stream_query
+}
+
 @test "bit and math intrinsics give CUDA's values, and printf works inside a kernel" {
     for order in forward reverse random:12345; do
         built intrinsics
