@@ -33,6 +33,13 @@ setup() {
     assert_line "warning: blocks64: loop_thread_per_result's 2 blocks of 64 threads fill 3% of one wave (64 blocks); try more threads, each with less work (emulated device model)"
 }
 
+@test "a launch of one block of one thread is warned about in the singular" {
+    [ -x "$EMU_BUILD/lesson07" ] || skip "no lesson07 build"
+    run "$EMU_BUILD/lesson07" --part lucas -n 5 --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: one-thread: lucas_one_thread launches 1 block of 1 thread on 2 SMs, so 1 SM sits idle; try smaller blocks, or more threads with less work each (emulated device model)"
+}
+
 @test "a well-sized launch gets no warning" {
     # 4,096 results in 64-thread blocks: exactly one wave of 64 blocks
     # (ilp launches one block per SM on purpose: it is warned about, see below)
@@ -146,8 +153,19 @@ build_solution_mutant() {
     build_solution_mutant 's/needed < min_grid_size ? needed : min_grid_size/needed < min_grid_size ? needed : 1/'
     run "$BATS_TEST_TMPDIR/checker"
     assert_equal "$status" 1
-    assert_line "  n = 300007  FAIL: 1 blocks of 1024 threads leave the device part idle: one wave is 4 blocks (2 per SM x 2 SMs), the results need 293"
+    assert_line "  n = 300007  FAIL: 1 block of 1024 threads leaves the device part idle: one wave is 4 blocks (2 per SM x 2 SMs), the results need 293"
     assert_line "exercise06: FAIL (1 of 4 sizes wrong)"
+}
+
+@test "exercise06's checker catches a grid of a full wave where the results need fewer blocks" {
+    # TODO 2 left out: always min_grid_size, 4 blocks on 2 emulated SMs, even for 1 result
+    build_solution_mutant 's/needed < min_grid_size ? needed : min_grid_size/min_grid_size/'
+    run "$BATS_TEST_TMPDIR/checker"
+    assert_equal "$status" 1
+    assert_line "  n = 1       FAIL: 4 blocks of 1024 threads for 1 result: 1 block would do, and 3 start with nothing to compute"
+    assert_line "  n = 1000    FAIL: 4 blocks of 1024 threads for 1000 results: 1 block would do, and 3 start with nothing to compute"
+    assert_line "  n = 300007  PASS: 4 blocks of 1024 threads"
+    assert_line "exercise06: FAIL (3 of 4 sizes wrong)"
 }
 
 @test "exercise06's checker catches a block size that is not a whole number of warps" {
