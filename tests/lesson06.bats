@@ -33,11 +33,54 @@ setup() {
     assert_line "warning: blocks64: loop_thread_per_result's 2 blocks of 64 threads fill 3% of one wave (64 blocks); try more threads, each with less work (emulated device model)"
 }
 
+@test "with an H100's 132 SMs the default launch gets the article's warnings, word for word" {
+    # one emulated SM per worker: CUDA_EMU_WORKERS=132 is the model of an H100's SM count
+    CUDA_EMU_WORKERS=132 run "$EMU_BUILD/lesson06" --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: naive: loop_thread_per_result launches 40 blocks of 256 threads on 132 SMs, so 92 SMs sit idle; try smaller blocks, or more threads with less work each (emulated device model)"
+    assert_line "warning: blocks64: loop_thread_per_result's 157 blocks of 64 threads fill 4% of one wave (4224 blocks); try more threads, each with less work (emulated device model)"
+    assert_line "warning: ilp: loop_warp_per_result_ilp's 132 blocks of 256 threads fill 12% of one wave (1056 blocks); try more threads, each with less work (emulated device model)"
+    refute_output --partial "warning: optimized"
+    [ "$(grep -c '^warning:' <<<"$output")" -eq 3 ] || fail "expected 3 warnings: $output"
+}
+
+@test "on 2 emulated SMs the article's 40 blocks warn only about ilp: 2.5 waves idle 17% in the last" {
+    run "$EMU_BUILD/lesson06" --reps 1 --warmup 0
+    assert_success
+    refute_output --partial "warning: naive"
+    refute_output --partial "warning: blocks64"
+    assert_line --regexp "^warning: ilp: "
+}
+
+@test "a kernel with many registers warns that registers limit its occupancy" {
+    # 255 registers a thread (the most a GPU allows): 65,536 / (255 x 256) = 1 block of 8 warps
+    CUDA_EMU_REGISTERS=255 run "$EMU_BUILD/lesson06" -n 1000x2 --only naive --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: naive: loop_thread_per_result's theoretical occupancy is 12% (8 of 64 warps per SM), below 25%; limited by registers per thread: fewer registers (__launch_bounds__) or smaller blocks (emulated device model)"
+}
+
+@test "a kernel that spills registers to local memory is warned about" {
+    CUDA_EMU_LOCAL_BYTES=64 run "$EMU_BUILD/lesson06" -n 1000x2 --only naive --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: naive: loop_thread_per_result uses 64 bytes of local memory per thread (register spills or a local array); check nvcc -Xptxas -v, fewer live values (emulated device model)"
+    CUDA_EMU_LOCAL_BYTES=1 run "$EMU_BUILD/lesson06" -n 1000x2 --only naive --reps 1 --warmup 0
+    assert_line --regexp "^warning: naive: loop_thread_per_result uses 1 byte of local memory per thread "
+    run "$EMU_BUILD/lesson06" -n 1000x2 --only naive --reps 1 --warmup 0
+    refute_output --partial "local memory"
+}
+
 @test "a launch of one block of one thread is warned about in the singular" {
     [ -x "$EMU_BUILD/lesson07" ] || skip "no lesson07 build"
     run "$EMU_BUILD/lesson07" --part lucas -n 5 --reps 1 --warmup 0
     assert_success
     assert_line "warning: one-thread: lucas_one_thread launches 1 block of 1 thread on 2 SMs, so 1 SM sits idle; try smaller blocks, or more threads with less work each (emulated device model)"
+}
+
+@test "under the emulator lesson06 says the FP64 rate is not modelled, and what GPUs have" {
+    run --separate-stderr "$EMU_BUILD/lesson06" -n 100x2 --reps 1 --warmup 0
+    assert_success
+    [[ "$stderr" == *"lesson06: the FP64 rate is not modelled under CPU emulation; a data-centre GPU (A100, H100) runs FP64 at 1/2 of its FP32 rate, a gaming GPU (GeForce) at 1/64"* ]] ||
+        fail "stderr: $stderr"
 }
 
 @test "a well-sized launch gets no warning" {
