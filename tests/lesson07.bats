@@ -337,14 +337,33 @@ run_mutated_solution() {
     run_mutated_solution 's|(n + chunk_count - 1) / chunk_count|n / chunk_count + (n < chunk_count)|; s|begin < n; c++|c < chunk_count \&\& begin < n; c++|'
     assert_failure 1
     assert_line --regexp "^  n = 257 +4 chunks  FAIL: first wrong index 256: expected [0-9.]+, got -?nan$"
-    assert_line "  n = 4099      1 chunks  PASS"
+    assert_line "  n = 4099      1 chunk   PASS"
+}
+
+@test "exercise07's checker catches a pipeline that returns without waiting for its streams" {
+    # TODO 4 left out: the results are there under the emulator, but no stream was waited for
+    run_mutated_solution 's/CUDA_CHECK(cudaStreamSynchronize(streams\[s\]));/;/'
+    assert_failure 1
+    assert_line "  n = 1         8 chunks  FAIL: pipeline_chunked returned while streams[0] still had work: wait for every stream before returning (TODO 4)"
+    assert_line "  n = 4099      1 chunk   FAIL: pipeline_chunked returned while streams[0] still had work: wait for every stream before returning (TODO 4)"
+    assert_line "exercise07: FAIL (7 of 7 trials wrong)"
+}
+
+@test "exercise07's checker catches a pipeline that waits for the first stream only" {
+    run_mutated_solution 's/cudaStreamSynchronize(streams\[s\])/cudaStreamSynchronize(streams[0])/'
+    assert_failure 1
+    # one chunk, or one element, uses streams[0] alone
+    assert_line "  n = 1         8 chunks  PASS"
+    assert_line "  n = 4099      1 chunk   PASS"
+    assert_line "  n = 255       4 chunks  FAIL: pipeline_chunked returned while streams[1] still had work: wait for every stream before returning (TODO 4)"
+    assert_line "exercise07: FAIL (5 of 7 trials wrong)"
 }
 
 @test "exercise07's checker catches a copy back from the start of d_y instead of the chunk's" {
     run_mutated_solution 's/h_y + begin, d_y + begin/h_y + begin, d_y/'
     assert_failure 1
     assert_line "  n = 1         8 chunks  PASS"
-    assert_line "  n = 4099      1 chunks  PASS"
+    assert_line "  n = 4099      1 chunk   PASS"
     assert_line --regexp "^  n = 4099 +3 chunks  FAIL: first wrong index 1367: "
 }
 
