@@ -196,9 +196,60 @@ assert_timeline_lanes() {
         prefetched,transfers
 }
 
+@test "lesson07 --part managed prints the fault cost per page that its rows imply" {
+    use_gpu_build
+    run --separate-stderr "$BUILD/lesson07" --part managed -n 64k --reps 3 --warmup 1 --csv
+    assert_success
+    local managed prefetched
+    read -r managed prefetched < <(awk -F , '$3 == "transfers" && $2 == "managed" { m = $9 }
+        $3 == "transfers" && $2 == "prefetched" { p = $9 } END { print m, p }' <<<"$output")
+    local source="from this run's measurements"
+    [ "$BUILD" != "$EMU_BUILD" ] || source="from this run's times, CPU emulation, not GPU times"
+    [[ "$stderr" == *"first-touch faults ($source):"* ]] || fail "no fault heading: $stderr"
+    if awk -v m="$managed" -v p="$prefetched" 'BEGIN { exit !(m <= p) }'; then
+        [[ "$stderr" == *"  managed takes "*" ms, prefetched "*" ms: no fault cost shows at this size"* ]] ||
+            fail "managed $managed ms is no slower than prefetched $prefetched ms: $stderr"
+        return
+    fi
+    # x and y: 256,000 bytes each, 63 pages of 4 KB each
+    local difference per_page
+    read -r difference per_page < <(sed -n 's/^  managed takes \([^ ]*\) ms more than prefetched: \([^ ]*\) us for each of the 126 pages of 4 KB in x and y$/\1 \2/p' <<<"$stderr")
+    [ -n "$per_page" ] || fail "no fault cost per page in: $stderr"
+    # the CSV keeps 6 digits, the note computes from the full medians
+    awk -v m="$managed" -v p="$prefetched" -v d="$difference" -v u="$per_page" 'BEGIN {
+        e = m - p; slack = 1e-5 * (m + p) + 1e-3 * e
+        exit !(d - e <= slack && e - d <= slack && (u - e * 1e3 / 126) ^ 2 <= (1e3 * slack / 126 + 1e-3 * u) ^ 2) }' ||
+        fail "printed $difference ms and $per_page us a page; the rows give $managed - $prefetched ms"
+}
+
+@test "under the emulator the bandwidth and managed parts say the device is integrated" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    local part
+    for part in bandwidth managed; do
+        run "$EMU_BUILD/lesson07" --part $part -n 1000 --reps 1 --warmup 0
+        assert_success
+        assert_line "integrated: the emulated device shares the host's memory (integrated = 1), so its copies are memcpys"
+        assert_line "  and its managed pages never move: no row here shows what a link costs"
+    done
+    run "$EMU_BUILD/lesson07" --part managed -n 1000 --reps 1 --warmup 0
+    assert_line "  (no page moves under CPU emulation: the difference is not a fault cost)"
+    run "$EMU_BUILD/lesson07" --part chain -n 1000 --reps 1 --warmup 0
+    refute_output --partial "integrated:"
+}
+
 @test "lesson07 --part lucas: L(n) by recursion in one GPU thread matches the CPU" {
     assert_part_passes lucas 1 one-thread,kernel one-thread,end-to-end
     assert_part_passes lucas 25 one-thread,kernel one-thread,end-to-end
+}
+
+@test "lesson07 --part lucas says its CPU version runs on one thread, in the header and the CSV" {
+    use_gpu_build
+    run "$BUILD/lesson07" --part lucas -n 10 --reps 1 --warmup 0
+    assert_success
+    assert_line "host     CPU version on 1 OpenMP thread"
+    run "$BUILD/lesson07" --part lucas -n 10 --reps 1 --warmup 0 --csv
+    assert_success
+    assert_line --regexp "^lesson07-lucas,cpu,host,10,.*,1,(cold|warm)$"
 }
 
 @test "lesson07 refuses an unknown part with exit 2, listing the valid ones" {
