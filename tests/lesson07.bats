@@ -252,6 +252,32 @@ assert_timeline_lanes() {
     assert_line --regexp "^lesson07-lucas,cpu,host,10,.*,1,(cold|warm)$"
 }
 
+@test "COURSE.md's sweep loops write one CSV header, which plot.sh accepts, and the break-even reads it" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    cd "$BATS_TEST_TMPDIR"
+    local lesson07="$EMU_BUILD/lesson07" n
+    # the chapter's loops, at sizes the emulator runs in a moment
+    for n in 1 256 4k; do "$lesson07" --part bandwidth -n $n --csv --reps 1 --warmup 0; done 2>/dev/null |
+        awk 'NR == 1 || !/^lesson,/' > bandwidth.csv
+    for n in 1k 16k; do "$lesson07" --part intensity --degree 256 -n $n --csv --reps 1 --warmup 0; done 2>/dev/null |
+        awk 'NR == 1 || !/^lesson,/' > intensity.csv
+    assert_equal "$(grep -c '^lesson,' bandwidth.csv)" 1
+    assert_equal "$(wc -l < bandwidth.csv)" 16
+    run sh "$REPO/plots/plot.sh" --check bandwidth.csv intensity.csv
+    assert_success
+    assert_output "plot.sh: 2 results file(s) look good"
+    run awk -f "$REPO/plots/break-even.awk" intensity.csv
+    assert_success
+    assert_line "break-even, lesson07-intensity at degree 256 (CPU emulation, not GPU times):"
+    assert_line --regexp "^  gpu end-to-end (beats|does not beat) the cpu "
+    assert_line --regexp "^  gpu-pinned end-to-end (beats|does not beat) the cpu "
+    # without the awk, every run's header lands in the file, and plot.sh refuses it
+    for n in 1 256; do "$lesson07" --part bandwidth -n $n --csv --reps 1 --warmup 0; done > headers.csv 2>/dev/null
+    run sh "$REPO/plots/plot.sh" --check headers.csv
+    assert_failure 1
+    assert_output "plot.sh: headers.csv: line 7: scope is 'scope', expected one of: host kernel end-to-end library transfers "
+}
+
 @test "lesson07 refuses an unknown part with exit 2, listing the valid ones" {
     use_any_build
     for form in "--part nope" "--part=nope"; do
