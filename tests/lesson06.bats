@@ -79,7 +79,8 @@ setup() {
 @test "under the emulator lesson06 says the FP64 rate is not modelled, and what GPUs have" {
     run --separate-stderr "$EMU_BUILD/lesson06" -n 100x2 --reps 1 --warmup 0
     assert_success
-    [[ "$stderr" == *"lesson06: the FP64 rate is not modelled under CPU emulation; a data-centre GPU (A100, H100) runs FP64 at 1/2 of its FP32 rate, a gaming GPU (GeForce) at 1/64"* ]] ||
+    [[ "$stderr" == *"lesson06: the FP64 rate is not modelled under CPU emulation;
+  a data-centre GPU (A100, H100) runs FP64 at 1/2 of its FP32 rate, a gaming GPU (GeForce) at 1/64"* ]] ||
         fail "stderr: $stderr"
 }
 

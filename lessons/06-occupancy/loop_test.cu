@@ -242,14 +242,16 @@ static void prepare(const wb_data *data)
                 fp32_per_fp64);
     } else {
         cudaGetLastError(); /* the emulator does not report it: not an error */
-        fprintf(stderr, "lesson06: the FP64 rate is %s; a data-centre GPU (A100, H100) runs FP64 "
-                "at 1/2 of its FP32 rate, a gaming GPU (GeForce) at 1/64\n",
+        /* two lines: the table around them stays within 100 columns */
+        fprintf(stderr, "lesson06: the FP64 rate is %s;\n  a data-centre GPU (A100, H100) runs "
+                "FP64 at 1/2 of its FP32 rate, a gaming GPU (GeForce) at 1/64\n",
                 data->device_info->emulated ? "not modelled under CPU emulation"
                                             : "not reported by this device");
     }
     /* plots/block-sweep.sh marks the choice on its chart from this line */
-    fprintf(stderr, "lesson06: optimized runs %d blocks of %d threads (%s)\n",
-            optimized_blocks_per_grid, optimized_threads_per_block,
+    fprintf(stderr, "lesson06: optimized runs %d block%s of %d threads (%s)\n",
+            optimized_blocks_per_grid, optimized_blocks_per_grid == 1 ? "" : "s",
+            optimized_threads_per_block,
             chosen_threads_per_block ? "--threads-per-block" : "the occupancy API's choice");
 }
 
