@@ -16,8 +16,8 @@
  * input: copies in and out of pinned memory run on two separate copy engines,
  * so a pipeline that overlaps them takes clearly less time than the serial
  * loop; one that does not, about the same. Under the CPU emulator a copy is a
- * memcpy and streams run one after the other, so only the results are
- * checked there.
+ * memcpy and streams run one after the other, so only the results and the
+ * waits are checked there.
  *
  * Exit status: 0 PASS, 1 FAIL or not implemented yet, 3 no usable GPU.
  */
