@@ -1668,6 +1668,12 @@ static const char *occupancy_limit(const cudaDeviceProp *prop, const cudaFuncAtt
     return "block size: a block size that divides the SM's threads evenly";
 }
 
+/* "s" after a count other than 1: "1 block of 1 thread", "2 blocks of 64 threads" */
+static const char *plural_s(long long count)
+{
+    return count == 1 ? "" : "s";
+}
+
 /* Checks one recorded launch against the device and adds its warnings. */
 static void analyze_launch(const wb_run *run, const char *variant, const wb_launch *launch)
 {
@@ -1688,14 +1694,15 @@ static void analyze_launch(const wb_run *run, const char *variant, const wb_laun
     const char *kernel = launch->name;
 
     if (blocks < sms) {
-        add_warning("warning: %s: %s launches %lld block%s of %d threads on %d SMs, so %lld "
+        add_warning("warning: %s: %s launches %lld block%s of %d thread%s on %d SMs, so %lld "
                     "SM%s idle; try smaller blocks, or more threads with less work each%s",
-                    variant, kernel, blocks, blocks == 1 ? "" : "s", threads, sms, sms - blocks,
-                    sms - blocks == 1 ? " sits" : "s sit", model);
+                    variant, kernel, blocks, plural_s(blocks), threads, plural_s(threads), sms,
+                    sms - blocks, sms - blocks == 1 ? " sits" : "s sit", model);
     } else if (wave > 0 && blocks < WAVE_FILL_WARNING_BELOW * wave) {
-        add_warning("warning: %s: %s's %lld blocks of %d threads fill %.0f%% of one wave "
+        add_warning("warning: %s: %s's %lld block%s of %d thread%s fill%s %.0f%% of one wave "
                     "(%lld blocks); try more threads, each with less work%s",
-                    variant, kernel, blocks, threads, 100.0 * blocks / wave, wave, model);
+                    variant, kernel, blocks, plural_s(blocks), threads, plural_s(threads),
+                    blocks == 1 ? "s" : "", 100.0 * blocks / wave, wave, model);
     }
 
     int warps_per_sm = prop->maxThreadsPerMultiProcessor / prop->warpSize;
@@ -1710,9 +1717,10 @@ static void analyze_launch(const wb_run *run, const char *variant, const wb_laun
     }
 
     if (attr.localSizeBytes > 0) {
-        add_warning("warning: %s: %s uses %zu bytes of local memory per thread (register "
+        add_warning("warning: %s: %s uses %zu byte%s of local memory per thread (register "
                     "spills or a local array); check nvcc -Xptxas -v, fewer live values%s",
-                    variant, kernel, (size_t)attr.localSizeBytes, model);
+                    variant, kernel, (size_t)attr.localSizeBytes,
+                    plural_s((long long)attr.localSizeBytes), model);
     }
 
     if (wave > 0 && blocks > wave && blocks % wave != 0) {

@@ -1,12 +1,18 @@
 #!/bin/sh
-# plots/block-sweep.sh - time every GPU variant of a lesson at each block size
-# and draw the chart: median kernel time against threads per block, with the
-# block size the occupancy API chose marked.
+# plots/block-sweep.sh - time the GPU variants of a lesson that take their
+# block size from --threads-per-block, at each block size, and draw the chart:
+# median kernel time against threads per block, with the block size the
+# occupancy API chose marked.
 #
 #   sh plots/block-sweep.sh PROGRAM OUT_DIR [PROGRAM OPTIONS...]
 #   sh plots/block-sweep.sh ./lesson06 plots/out -n 10kx10k
 #
-# PROGRAM must take --threads-per-block N. Its run without that option may
+# PROGRAM must take --threads-per-block N. Only the variants that read it are
+# run: a variant with a block size of its own would draw a flat line that
+# looks measured and is not. The lesson names them in its lesson.conf
+# (BLOCK_SWEEP_VARIANTS = naive,optimized), or an --only among the PROGRAM
+# OPTIONS does; with neither, every kernel row is drawn, and the script says
+# so. Its run without that option may
 # print, on stderr, a line ending in "N threads (the occupancy API's choice)":
 # the chart marks N. Writes OUT_DIR/LESSON-block-sweep.csv
 # (threads_per_block,variant,median_ms) and OUT_DIR/LESSON-block-sweep.png
@@ -25,6 +31,24 @@ command -v gnuplot >/dev/null 2>&1 ||
 plot_dir=$(cd "$(dirname "$0")" && pwd)
 name=$(basename "$lesson")
 sizes=${BLOCK_SIZES:-$(seq 32 32 1024)}
+
+# The variants --threads-per-block sets: the options' own --only, else the
+# lesson's BLOCK_SWEEP_VARIANTS (lessons/NN-*/lesson.conf for lessonNN).
+only_given=no
+for option in "$@"; do
+    case $option in --only|--only=*) only_given=yes ;; esac
+done
+if [ "$only_given" = no ]; then
+    number=$(echo "$name" | sed -n 's/^lesson\([0-9][0-9]\)$/\1/p')
+    variants=$(sed -n 's/^BLOCK_SWEEP_VARIANTS[[:space:]]*=[[:space:]]*//p' \
+        "$plot_dir"/../lessons/"${number:-none}"-*/lesson.conf 2>/dev/null | head -n 1)
+    if [ -n "$variants" ]; then
+        set -- "$@" --only "$variants"
+    else
+        echo "$program_name: no BLOCK_SWEEP_VARIANTS for $name and no --only: every kernel row is" \
+             "drawn, also any that ignores --threads-per-block" >&2
+    fi
+fi
 mkdir -p "$out_dir"
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT

@@ -20,6 +20,8 @@
 #   LESSON-across-machines     when two or more files have that lesson
 #   MACHINE-course             every lesson's optimized kernel at its largest
 #                              size: speedup over the CPU and % of peak
+# and, for a file with lesson 07's intensity part at several sizes, prints
+# the size from which the GPU end to end beats the CPU (plots/break-even.awk).
 # MACHINE is the results file's name without .csv, with "reference-" in front
 # for the committed results in plots/reference/. Lessons and variants are
 # read from the files, so a new lesson needs no change here.
@@ -198,6 +200,10 @@ for results in "$@"; do
         [ "$peak_gbps" != 0 ] || [ "$roofline_rows" -eq 0 ] ||
             echo "  note: $name-roofline has no roofs: device peaks unknown"
     done < "$tables/$machine.lessons"
+
+    # Lesson 07's intensity part over sizes: where the GPU, copies and all,
+    # starts to beat the CPU. Text, not a chart: one size per degree says it.
+    awk -f "$plot_dir/break-even.awk" "$results" | sed 's/^/  /'
 
     # The whole course on this machine: each lesson's optimized kernel.
     awk -f "$plot_dir/course.awk" "$results" > "$tables/$machine-course.dat" || exit 1

@@ -103,6 +103,22 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order occupancy
 }
 
+@test "CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES set a kernel's attributes and its occupancy" {
+    built function_attributes
+    run "$BIN/function_attributes"
+    assert_success
+    # by default 32 registers: 65,536 per SM hold 2,048 threads, 8 blocks of 256
+    assert_output "registers 32, local bytes 0, at most 1024 threads a block, 256-thread blocks per SM: 8"
+    # 255 registers: 65,536 / (255 x 32) = 8 warps a block at most, one block of 256 per SM
+    CUDA_EMU_REGISTERS=255 CUDA_EMU_LOCAL_BYTES=96 run "$BIN/function_attributes"
+    assert_success
+    assert_output "registers 255, local bytes 96, at most 256 threads a block, 256-thread blocks per SM: 1"
+}
+
+@test "a stream reports work the host has not waited for as not ready, until a wait covers it" {
+    run_in_every_order stream_query
+}
+
 @test "bit and math intrinsics give CUDA's values, and printf works inside a kernel" {
     for order in forward reverse random:12345; do
         built intrinsics
@@ -498,7 +514,7 @@ PASS device_assert"
     assert_output "cuda-emu: CUDA_EMU_ORDER=random:x is not understood; expected random:NUMBER"
     local setting
     for setting in CUDA_EMU_GUARD=yes CUDA_EMU_POISON=2 CUDA_EMU_WORKERS=0 CUDA_EMU_TIMEOUT=-1 \
-        CUDA_EMU_STACK_KB=lots; do
+        CUDA_EMU_STACK_KB=lots CUDA_EMU_REGISTERS=256 CUDA_EMU_LOCAL_BYTES=-1; do
         run env "$setting" "$BIN/vector_add"
         assert_failure 2
         assert_output --regexp "^cuda-emu: $setting is not understood; expected a whole number from [0-9]+ to [0-9]+$"
@@ -589,7 +605,8 @@ EOF
 @test "emucc --help documents the environment variables" {
     run "$EMUCC" --help
     assert_success
-    for variable in CUDA_EMU_ORDER CUDA_EMU_GUARD CUDA_EMU_POISON CUDA_EMU_TIMEOUT CUDA_EMU_WORKERS; do
+    for variable in CUDA_EMU_ORDER CUDA_EMU_GUARD CUDA_EMU_POISON CUDA_EMU_TIMEOUT CUDA_EMU_WORKERS \
+        CUDA_EMU_STACK_KB CUDA_EMU_REGISTERS CUDA_EMU_LOCAL_BYTES; do
         assert_output --partial "$variable"
     done
 }

@@ -185,9 +185,9 @@ is_png() {
 
 @test "plot.sh --check accepts the fixtures without drawing" {
     run sh plots/plot.sh --check "$fixtures/test-gpu-a.csv" "$fixtures/test-gpu-b.csv" \
-        "$fixtures/test-emulation.csv"
+        "$fixtures/test-emulation.csv" "$fixtures/test-intensity-sweep.csv"
     assert_success
-    assert_output "plot.sh: 3 results file(s) look good"
+    assert_output "plot.sh: 4 results file(s) look good"
 }
 
 @test "only the latest run in a results file is drawn" {
@@ -227,4 +227,38 @@ is_png() {
     run sh plots/plot.sh "$out" "$fixtures/test-emulation.csv"
     assert_success
     grep -q 'emulated, NOT GPU times' "$out/test-emulation-course.svg"
+}
+
+@test "break-even.awk prints, per degree, the size from which the GPU end to end beats the CPU" {
+    # the fixture's latest run only (an older one beat the CPU everywhere), without its FAILed row
+    run awk -f plots/break-even.awk "$fixtures/test-intensity-sweep.csv"
+    assert_success
+    assert_output "$(cat <<'EXPECTED'
+break-even, lesson07-intensity at degree 1 (measured on Test GPU A):
+  gpu end-to-end does not beat the cpu within the sizes run (64k to 1M)
+  gpu-pinned end-to-end does not beat the cpu within the sizes run (64k)
+break-even, lesson07-intensity at degree 16 (measured on Test GPU A):
+  gpu end-to-end beats the cpu from n = 16M (between 1M and 16M)
+  gpu-pinned end-to-end beats the cpu from n = 1M (between 64k and 1M)
+break-even, lesson07-intensity at degree 256 (measured on Test GPU A):
+  gpu end-to-end beats the cpu from n = 64k, the smallest size run
+  gpu-pinned end-to-end beats the cpu from n = 64k, the smallest size run
+EXPECTED
+)"
+    # a file without the intensity part gets no break-even
+    run awk -f plots/break-even.awk "$fixtures/test-gpu-a.csv"
+    assert_success
+    assert_output ""
+}
+
+@test "plot.sh prints the break-even of a file with lesson 07's intensity part, emulated ones labelled" {
+    needs_gnuplot
+    run sh plots/plot.sh "$out" "$fixtures/test-intensity-sweep.csv"
+    assert_success
+    assert_line "  break-even, lesson07-intensity at degree 16 (measured on Test GPU A):"
+    assert_line "    gpu end-to-end beats the cpu from n = 16M (between 1M and 16M)"
+    sed 's/,Test GPU A,cuda,13000,13000,/,CPU emulation (2 worker threads),emu,n\/a,n\/a,/' \
+        "$fixtures/test-intensity-sweep.csv" > "$BATS_TEST_TMPDIR/emulated.csv"
+    run awk -f plots/break-even.awk "$BATS_TEST_TMPDIR/emulated.csv"
+    assert_line "break-even, lesson07-intensity at degree 16 (CPU emulation, not GPU times):"
 }

@@ -13,7 +13,8 @@
  * Fill in choose_launch where it says TODO, then check your work:
  *     make exercise06
  * It answers "not implemented yet", PASS, or FAIL: a wrong result (with the
- * first wrong index) or a grid that leaves part of the device idle.
+ * first wrong index), a grid that leaves part of the device idle, or one with
+ * more blocks than the results need.
  * The worked solution is in solutions/06-occupancy/exercise.cu (make solution06).
  */
 #include "workbook.h"

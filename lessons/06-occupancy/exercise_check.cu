@@ -7,6 +7,8 @@
  *   - that the grid fills the device: at least one full wave (the blocks of
  *     that size the occupancy API says fit on every SM at once), or, for a
  *     small problem, at least one thread per result;
+ *   - that it has no more blocks than the results need: a block past the
+ *     last result would start only to find nothing to do;
  *   - that the launch computes every result (they start out as NaN).
  *
  * Exit status: 0 PASS, 1 FAIL or not implemented yet, 3 no usable GPU.
@@ -53,12 +55,19 @@ static void judge_configuration(launch_config config, long long n, const wb_devi
     long long wave = (long long)blocks_per_sm * device->prop.multiProcessorCount;
     long long needed = (n + threads - 1) / threads;
     long long enough = needed < wave ? needed : wave;
-    if (config.blocks_per_grid < enough)
+    int blocks = config.blocks_per_grid;
+    if (blocks < enough)
         snprintf(why, room,
-                 "%d blocks of %d threads leave the device part idle: one wave is %lld blocks "
+                 "%d block%s of %d threads leave%s the device part idle: one wave is %lld blocks "
                  "(%d per SM x %d SMs), the results need %lld",
-                 config.blocks_per_grid, threads, wave, blocks_per_sm,
-                 device->prop.multiProcessorCount, needed);
+                 blocks, blocks == 1 ? "" : "s", threads, blocks == 1 ? "s" : "", wave,
+                 blocks_per_sm, device->prop.multiProcessorCount, needed);
+    else if (blocks > needed)
+        snprintf(why, room,
+                 "%d blocks of %d threads for %lld result%s: %lld block%s would do, and %lld "
+                 "start%s with nothing to compute",
+                 blocks, threads, n, n == 1 ? "" : "s", needed, needed == 1 ? "" : "s",
+                 blocks - needed, blocks - needed == 1 ? "s" : "");
 }
 
 int main(void)
@@ -108,8 +117,8 @@ int main(void)
                    isnan(h_results[first_bad]) ? " (never written)" : "");
             failures++;
         } else {
-            printf("  n = %-7lld PASS: %d blocks of %d threads\n", n, config.blocks_per_grid,
-                   config.threads_per_block);
+            printf("  n = %-7lld PASS: %d block%s of %d threads\n", n, config.blocks_per_grid,
+                   config.blocks_per_grid == 1 ? "" : "s", config.threads_per_block);
         }
     }
     CUDA_CHECK(cudaFree(d_results));

@@ -11,8 +11,9 @@
  *
  * Fill in pipeline_chunked where it says TODO, then check your work:
  *     make exercise07
- * It answers "not implemented yet", PASS, or FAIL with the first wrong index;
- * on a GPU it also times your pipeline against the serial loop. The worked
+ * It answers "not implemented yet", PASS, or FAIL with the first wrong index
+ * or the stream your function returned without waiting for; on a GPU it also
+ * times your pipeline against the serial loop. The worked
  * solution is in solutions/07-transfers/exercise.cu (make solution07).
  */
 #include "workbook.h"

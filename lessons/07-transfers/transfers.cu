@@ -7,9 +7,10 @@
  *     ./lesson07 --part intensity --degree 256
  *     ./lesson07 --help                        # every option, this part's variants
  *
- * A discrete GPU has its own memory, reached from the CPU over a link (PCIe
- * 5.0 x16 on an H100 PCIe: 64 GB/s each way on paper, about 55 GB/s measured
- * from pinned memory, 7-10 GB/s from ordinary pageable memory). Six parts,
+ * A discrete GPU has its own memory, reached from the CPU over a link (on the
+ * reference H100 (SXM), whose host link is PCIe 5.0 x16: 64 GB/s each way on
+ * paper, about 55 GB/s measured from pinned memory, 7-10 GB/s from ordinary
+ * pageable memory). Six parts,
  * each its own table, show what that link costs and how to hide it:
  *   chain      three element-wise operations: copied in and out around each
  *              (as Numba's @vectorize does on every call), kept on the GPU
@@ -24,28 +25,38 @@
  *              under the table, a timeline of each chunk on each engine, and
  *              the time against the ideal, the busiest engine alone
  *   managed    cudaMallocManaged memory, the pages moved by faults on first
- *              touch or ahead of time by cudaMemPrefetchAsync
+ *              touch or ahead of time by cudaMemPrefetchAsync; under the
+ *              table, the fault cost per page that this run's rows imply
  *   lucas      L(n) by recursion in one GPU thread: work with no parallelism
  *
- * Napkin math for an H100 PCIe, float32, n = 64M elements (256 MB a vector):
+ * Napkin math for the reference H100 (SXM), whose host link is PCIe 5.0 x16,
+ * float32, n = 64M elements (256 MB a vector):
  *   copy x in and y out, pinned:  512 MB / 55 GB/s = 9.3 ms
  *   the same from pageable memory at 7-10 GB/s:     50-75 ms
  *   a kernel reading x, writing y from HBM:          512 MB / 3,000 GB/s = 0.17 ms
- * So an element-wise kernel is some 50x faster than its own copies: unless
- * each element gets about 50x more work than one pass through memory costs
- * (a polynomial of degree several hundred), or the data stays on the GPU
- * between operations, the copies decide the end-to-end time. With copies and
- * kernels overlapped, the best possible time is the slowest of the three
- * engines (copy in, compute, copy out), not their sum.
+ * So an element-wise kernel is some 50x faster than its own pinned copies.
+ * More work per element costs the kernel nothing until it turns compute
+ * bound (a polynomial of degree about 70 on an H100); the copies pay for
+ * themselves only once the CPU's time for that work outgrows them: from a
+ * degree of 4 x CPU FLOP/s / link bytes/s, some 73 against pinned copies and
+ * 400 against pageable ones for a CPU that sustains 1 TFLOP/s (an assumption:
+ * the intensity part measures yours). Unless each element gets that much
+ * work, or the data stays on the GPU between operations, the copies decide
+ * the end-to-end time. With copies and kernels overlapped, the best possible
+ * time is the slowest of the three engines (copy in, compute, copy out), not
+ * their sum.
  *
  * Under the CPU emulator a copy is a memcpy and a stream runs its work at
  * once, in order: those rows check that the code is right; only a GPU shows
  * what the link costs and what overlaps, and the lines under each table say
- * when their numbers are CPU emulation times.
+ * when their numbers are CPU emulation times. The emulated device is
+ * integrated (it shares the host's memory, as a Jetson's GPU does), and the
+ * bandwidth and managed parts say what that means for their rows.
  */
 #include "workbook.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -292,6 +303,28 @@ static void note_latency(const wb_data *data)
                 ? " (under CPU emulation a copy is a memcpy: there is no link)" : "");
 }
 
+/* An integrated GPU (integrated = 1: a Jetson's, and the emulated device)
+ * shares the host's memory: there is no link, and nothing needs to move. */
+static void note_integrated(const wb_data *data)
+{
+    if (!data->device_info->prop.integrated)
+        return;
+    if (data->device_info->emulated)
+        wb_note("integrated: the emulated device shares the host's memory (integrated = 1), so "
+                "its copies are memcpys\n  and its managed pages never move: no row here shows "
+                "what a link costs");
+    else
+        wb_note("integrated: this GPU shares the host's memory (integrated = 1), so a copy to "
+                "the device copies memory\n  to the same memory and managed pages never move: "
+                "managed or mapped memory skips the copies");
+}
+
+static void note_bandwidth(const wb_data *data)
+{
+    note_latency(data);
+    note_integrated(data);
+}
+
 /* -- intensity -- */
 
 /* From the rows of this one run at degree D and size n: the CPU's time and
@@ -465,6 +498,39 @@ static void run_managed_prefetched(const wb_data *data)
     CUDA_CHECK(cudaMemPrefetchAsync(managed_y, data->bytes[Y], host, 0, 0));
     CUDA_CHECK(cudaDeviceSynchronize());
     memcpy(data->host[Y], managed_y, data->bytes[Y]);
+}
+
+/* Managed memory moves x to the GPU and y back page by page, on faults;
+ * prefetched moves the same bytes in bulk (device, with cudaMemcpy, where
+ * this GPU cannot prefetch). The difference is what the faults cost, spread
+ * here over every 4 KB page of x and y. */
+#define FAULT_PAGE_BYTES 4096
+
+static void note_managed(const wb_data *data)
+{
+    note_integrated(data);
+    double managed = wb_measured_ms("managed", WB_TRANSFERS);
+    double bulk = wb_measured_ms("prefetched", WB_TRANSFERS);
+    const char *bulk_name = "prefetched";
+    if (bulk < 0) {
+        bulk = wb_measured_ms("device", WB_END_TO_END);
+        bulk_name = "device end-to-end";
+    }
+    if (managed < 0 || bulk < 0)
+        return;
+    long long pages = 0;
+    for (int b = X; b <= Y; b++)
+        pages += (long long)((data->bytes[b] + FAULT_PAGE_BYTES - 1) / FAULT_PAGE_BYTES);
+    wb_note("first-touch faults (%s):", measured_on(data));
+    if (managed <= bulk)
+        wb_note("  managed takes %.4g ms, %s %.4g ms: no fault cost shows at this size", managed,
+                bulk_name, bulk);
+    else
+        wb_note("  managed takes %.4g ms more than %s: %.3g us for each of the %lld pages of "
+                "4 KB in x and y", managed - bulk, bulk_name, (managed - bulk) * 1e3 / pages,
+                pages);
+    if (data->device_info->emulated)
+        wb_note("  (no page moves under CPU emulation: the difference is not a fault cost)");
 }
 
 static const char *prefetch_unsupported(const wb_device *device)
@@ -641,7 +707,7 @@ static const wb_lesson chain = PART("chain", "transfers, part chain: three eleme
                                     chain_variants, vectors, two_vectors, chain_flops, NULL, NULL);
 static const wb_lesson bandwidth =
     PART("bandwidth", "transfers, part bandwidth: one copy over the link each way, float32",
-         bandwidth_variants, copies, one_vector, NULL, prepare_bandwidth, note_latency);
+         bandwidth_variants, copies, one_vector, NULL, prepare_bandwidth, note_bandwidth);
 static const wb_lesson intensity =
     PART("intensity", "transfers, part intensity: a polynomial of --degree per element",
          intensity_variants, vectors, two_vectors, polynomial_flops, NULL, note_break_even);
@@ -651,7 +717,7 @@ static const wb_lesson overlap =
          note_overlap);
 static const wb_lesson managed =
     PART("managed", "transfers, part managed: cudaMallocManaged, with and without prefetch",
-         managed_variants, vectors, two_vectors, polynomial_flops, prepare_managed, NULL);
+         managed_variants, vectors, two_vectors, polynomial_flops, prepare_managed, note_managed);
 /* -n is the index: L(n) for n up to 46, the last that fits 32 bits */
 static const wb_lesson lucas_part = {
     .name = "lesson07", .title = "transfers, part lucas: L(n) by recursion, one thread",
@@ -668,5 +734,10 @@ static const wb_lesson *const parts[] = {&chain, &bandwidth, &intensity,
 
 int main(int argc, char **argv)
 {
-    return wb_main(wb_choose_part(parts, WB_COUNT(parts), argc, argv), argc, argv);
+    const wb_lesson *part = wb_choose_part(parts, WB_COUNT(parts), argc, argv);
+    /* lucas's CPU version is one recursive call on one core; the header and
+     * the CSV's cpu_threads count OpenMP's threads: one, then, to be true */
+    if (part == &lucas_part)
+        omp_set_num_threads(1);
+    return wb_main(part, argc, argv);
 }

@@ -3,6 +3,8 @@
 //
 // Part of the CPU emulation backend (common/emu/). Device memory is host memory, and all work is
 // synchronous (a launch returns when its grid is done), which keeps this file short:
+//   - A stream still reports work the host has not waited for as not done (cudaStreamQuery), as
+//     a GPU may, so that a missing synchronize shows here too.
 //   - Every device allocation is recorded, so cudaMemcpy can refuse a copy whose device side is not
 //     inside one (wrong direction, too many bytes, freed buffer), as a GPU does.
 //   - Events read the host's monotonic clock; since launches are synchronous, the time between
@@ -42,8 +44,8 @@ constexpr size_t shared_per_sm = 164 * 1024;
 constexpr size_t reserved_shared_per_block = 1024;  // CUDA keeps 1 KiB of each block's share
 constexpr int registers_per_sm = 65536;
 // Registers per thread are unknown without a GPU compiler; the model assumes 32, the figure at
-// which registers stop limiting a full multiprocessor (65536 / 2048).
-constexpr int assumed_registers_per_thread = 32;
+// which registers stop limiting a full multiprocessor (65536 / 2048), unless CUDA_EMU_REGISTERS
+// asks what another figure would do (settings().registers_per_thread).
 size_t raised_shared_limit = default_shared_per_block;  // cudaFuncSetAttribute may raise it
 
 size_t physical_memory() { return (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE); }
@@ -128,10 +130,62 @@ cudaError_t release(void* ptr, bool host_kind) {
     return cudaSuccess;
 }
 
+// An event keeps the time it was recorded at, and how much of its stream's work came before it
+// (for cudaEventSynchronize and cudaEventQuery: see the stream states below).
 struct Timing {
     double ms;
     bool recorded;
+    cudaStream_t stream;
+    uint64_t work_before;
 };
+
+// ---- Which streams the host has waited for ------------------------------------------------------
+// Work runs when it is issued, so by the time a call returns, its stream has nothing left to do. On
+// a GPU the work may still be running, and the host learns that it is done only by waiting for it
+// (a synchronize) or by asking (cudaStreamQuery, cudaEventQuery). So that a program which forgets
+// to wait cannot pass here and fail on a GPU, each stream counts the work queued on it and the
+// work the host has seen finish: cudaStreamQuery answers cudaErrorNotReady while some has not been
+// waited for, as a GPU may, and counts it seen then, so that a loop polling the stream ends.
+struct StreamState {
+    uint64_t queued = 0;  // copies, memsets, prefetches and kernels issued on the stream
+    uint64_t waited = 0;  // of those, how many the host has waited for or seen finish
+    bool blocking = true;  // not cudaStreamNonBlocking: the legacy default stream waits for it
+};
+std::mutex streams_mutex;
+std::map<cudaStream_t, StreamState> stream_states;  // the default stream is 0
+
+uint64_t work_queued_on(cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    return stream_states[stream].queued;
+}
+
+// The host has waited for the first `work` items of the stream.
+void waited_for(cudaStream_t stream, uint64_t work) {
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    StreamState& state = stream_states[stream];
+    state.waited = std::max(state.waited, std::min(work, state.queued));
+}
+
+void waited_for_all(cudaStream_t stream) { waited_for(stream, UINT64_MAX); }
+
+// Everything the legacy default stream waits for: its own work and every blocking stream's
+// (cudaDeviceSynchronize: every stream's).
+void waited_for_every_stream(bool blocking_only) {
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    for (auto& [stream, state] : stream_states)
+        if (!blocking_only || state.blocking || stream == 0) state.waited = state.queued;
+}
+
+// cudaErrorNotReady (not an error: the last error stays) while the first `work` items of the
+// stream have not been waited for; they count as seen from then on.
+cudaError_t query_work(cudaStream_t stream, uint64_t work) {
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    StreamState& state = stream_states[stream];
+    work = std::min(work, state.queued);
+    if (state.waited >= work) return cudaSuccess;
+    state.waited = work;
+    return cudaErrorNotReady;
+}
 double now_ms() {
     return std::chrono::duration<double, std::milli>(
                std::chrono::steady_clock::now().time_since_epoch())
@@ -158,12 +212,17 @@ cudaError_t device_error() { return device_failure.load(std::memory_order_relaxe
 
 size_t dynamic_shared_limit() { return raised_shared_limit; }
 
+void note_stream_work(cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    stream_states[stream].queued++;
+}
+
 int resident_blocks_per_sm(int block_size, size_t dynamic_smem) {
     if (block_size <= 0 || block_size > max_threads_per_block || dynamic_smem > optin_shared_per_block)
         return 0;
     int warps = (block_size + 31) / 32;
     int by_threads = threads_per_sm / (warps * 32);
-    int by_registers = registers_per_sm / (warps * 32 * assumed_registers_per_thread);
+    int by_registers = registers_per_sm / (warps * 32 * settings().registers_per_thread);
     int by_shared = (int)(shared_per_sm / (dynamic_smem + reserved_shared_per_block));
     return std::min({blocks_per_sm, by_threads, by_registers, by_shared});
 }
@@ -283,6 +342,7 @@ cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
 // Launches are synchronous: there is nothing to wait for, only a failure to report.
 cudaError_t cudaDeviceSynchronize(void) {
     if (cudaError_t failure = device_error()) return fail(failure);
+    waited_for_every_stream(false);
     return cudaSuccess;
 }
 // A new start for the device, which clears a failure (allocations are not freed: the emulator
@@ -472,7 +532,8 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+namespace {
+cudaError_t copy_now(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (count == 0) return cudaSuccess;
     if (!dst || !src) return fail(cudaErrorInvalidValue);
@@ -485,9 +546,20 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpy
     if (sanitize_enabled) sanitize_mark_written(dst, count);
     return cudaSuccess;
 }
+}  // namespace
+
+// cudaMemcpy runs in the legacy default stream, which first waits for every blocking stream, and
+// returns when the copy is done: the host has waited for all of that work.
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+    cudaError_t result = copy_now(dst, src, count, kind);
+    if (result == cudaSuccess) waited_for_every_stream(true);
+    return result;
+}
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
-                            cudaStream_t) {
-    return cudaMemcpy(dst, src, count, kind);
+                            cudaStream_t stream) {
+    cudaError_t result = copy_now(dst, src, count, kind);
+    if (result == cudaSuccess) note_stream_work(stream);
+    return result;
 }
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, enum cudaMemcpyKind kind) {
@@ -514,11 +586,15 @@ cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_
     }
     return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t) {
-    return cudaMemset(ptr, value, count);
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream) {
+    cudaError_t result = cudaMemset(ptr, value, count);
+    if (result == cudaSuccess) note_stream_work(stream);
+    return result;
 }
-cudaError_t cudaMemPrefetchAsync(const void*, size_t, struct cudaMemLocation, unsigned int, cudaStream_t) {
-    return cudaSuccess;  // there is only one memory
+cudaError_t cudaMemPrefetchAsync(const void*, size_t, struct cudaMemLocation, unsigned int,
+                                 cudaStream_t stream) {
+    note_stream_work(stream);  // there is only one memory: nothing moves
+    return cudaSuccess;
 }
 cudaError_t cudaMemAdvise(const void*, size_t, enum cudaMemoryAdvise, struct cudaMemLocation) {
     return cudaSuccess;
@@ -530,19 +606,33 @@ cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) { return release(ptr, false);
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void*, size_t, unsigned int) { return cudaSuccess; }
 
 // ---- Streams and events -----------------------------------------------------------------------------
-// Work runs when it is issued, so a stream only has to exist; an event only keeps a time.
+// Work runs when it is issued, so a stream only counts its work and what of it the host has
+// waited for (see StreamState above); an event keeps a time and its place in its stream.
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (!stream) return fail(cudaErrorInvalidValue);
     *stream = reinterpret_cast<cudaStream_t>(new char(0));
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    stream_states[*stream] = StreamState{0, 0, (flags & cudaStreamNonBlocking) == 0};
     return cudaSuccess;
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    {
+        std::lock_guard<std::mutex> lock(streams_mutex);
+        stream_states.erase(stream);
+    }
     delete reinterpret_cast<char*>(stream);
     return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaDeviceSynchronize(); }
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    if (cudaError_t failure = device_error()) return fail(failure);
+    if (stream == 0)
+        waited_for_every_stream(true);  // the legacy default stream waits for the blocking ones
+    else
+        waited_for_all(stream);
+    return cudaSuccess;
+}
 cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* user_data) {
     if (!fn) return fail(cudaErrorInvalidValue);
     fn(user_data);
@@ -554,27 +644,39 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
     callback(stream, cudaSuccess, user_data);
     return cudaSuccess;
 }
-cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+    if (cudaError_t failure = device_error()) return fail(failure);
+    return query_work(stream, UINT64_MAX);
+}
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (!event) return fail(cudaErrorInvalidValue);
-    *event = reinterpret_cast<cudaEvent_t>(new Timing{0, false});
+    *event = reinterpret_cast<cudaEvent_t>(new Timing{0, false, 0, 0});
     return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (!event) return fail(cudaErrorInvalidResourceHandle);
-    *reinterpret_cast<Timing*>(event) = Timing{now_ms(), true};
+    *reinterpret_cast<Timing*>(event) = Timing{now_ms(), true, stream, work_queued_on(stream)};
     return cudaSuccess;
 }
+// Waiting for an event is waiting for the work of its stream queued before it.
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (cudaError_t failure = device_error()) return fail(failure);
-    return event ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    const Timing* timing = reinterpret_cast<const Timing*>(event);
+    if (timing->recorded) waited_for(timing->stream, timing->work_before);
+    return cudaSuccess;
 }
-cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+    if (cudaError_t failure = device_error()) return fail(failure);
+    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    const Timing* timing = reinterpret_cast<const Timing*>(event);
+    return timing->recorded ? query_work(timing->stream, timing->work_before) : cudaSuccess;
+}
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
     if (!ms) return fail(cudaErrorInvalidValue);
     if (!start || !end) return fail(cudaErrorInvalidResourceHandle);
@@ -596,13 +698,20 @@ cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 // The model: a multiprocessor holds at most 2048 threads (counted in whole warps of 32), 32
 // blocks and 164 KiB of shared memory, of which each block uses its dynamic shared memory plus
 // 1 KiB the runtime reserves. Static __shared__ arrays are not counted (the emulator cannot see
-// their size) and registers are assumed to be 32 per thread, so they never limit. The result is
-// the smallest of the three limits, as in the CUDA occupancy calculator with those inputs.
+// their size) and registers are assumed to be 32 per thread, so they never limit (unless
+// CUDA_EMU_REGISTERS says otherwise). The result is the smallest of the limits, as in the CUDA
+// occupancy calculator with those inputs.
+// Registers and local memory (spills) are what nvcc decides, so the emulator cannot know them:
+// CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES set what every kernel reports, to see what a
+// heavier kernel would do to occupancy and to the launch warnings (lesson 06).
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
     if (!attr || !func) return fail(cudaErrorInvalidValue);
     memset(attr, 0, sizeof *attr);
-    attr->maxThreadsPerBlock = max_threads_per_block;
-    attr->numRegs = assumed_registers_per_thread;
+    // A block must fit one multiprocessor's registers: at 255 a thread, 8 warps.
+    int register_warps = registers_per_sm / (32 * settings().registers_per_thread);
+    attr->maxThreadsPerBlock = std::min(max_threads_per_block, register_warps * 32);
+    attr->numRegs = settings().registers_per_thread;
+    attr->localSizeBytes = settings().local_bytes_per_thread;
     attr->ptxVersion = 80;
     attr->binaryVersion = 80;
     attr->maxDynamicSharedSizeBytes = (int)(raised_shared_limit);

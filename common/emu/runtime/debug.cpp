@@ -17,6 +17,10 @@
 //                    thread must set, which cannot work when threads take turns.
 //   CUDA_EMU_WORKERS=N  OS threads that run blocks (default: one per core).
 //   CUDA_EMU_STACK_KB=N stack of each emulated GPU thread (default 256).
+//   CUDA_EMU_REGISTERS=N, CUDA_EMU_LOCAL_BYTES=N  what cudaFuncGetAttributes reports for every
+//                    kernel, registers per thread (default 32) and local memory per thread
+//                    (default 0), and what the occupancy model assumes: without a GPU compiler
+//                    the emulator cannot know them, so these ask "what if a kernel used this many?"
 // Crashes inside a kernel (bad pointer, stack overflow, division by zero) are reported with the
 // kernel, block and thread. Every report starts with "cuda-emu: " and the program exits with 1;
 // a CUDA_EMU_* value that is not understood is a usage error, reported in one line with exit 2.
@@ -53,9 +57,9 @@ namespace {
 }
 
 // Every CUDA_EMU_* variable the emulator knows (CUDA_EMU_CACHE is emucc's, at compile time).
-const char* const known_settings[] = {"CUDA_EMU_ORDER",   "CUDA_EMU_GUARD",    "CUDA_EMU_POISON",
-                                      "CUDA_EMU_TIMEOUT", "CUDA_EMU_WORKERS",  "CUDA_EMU_STACK_KB",
-                                      "CUDA_EMU_CACHE"};
+const char* const known_settings[] = {"CUDA_EMU_ORDER",     "CUDA_EMU_GUARD",    "CUDA_EMU_POISON",
+                                      "CUDA_EMU_TIMEOUT",   "CUDA_EMU_WORKERS",  "CUDA_EMU_STACK_KB",
+                                      "CUDA_EMU_REGISTERS", "CUDA_EMU_LOCAL_BYTES", "CUDA_EMU_CACHE"};
 
 // A misspelt setting (CUDA_EMU_GAURD=1) would otherwise be ignored without a word.
 void refuse_unknown_settings() {
@@ -67,8 +71,9 @@ void refuse_unknown_settings() {
             known |= strlen(name) == length && strncmp(*variable, name, length) == 0;
         if (!known) {
             report("%.*s is not a setting of the emulator; the settings are CUDA_EMU_ORDER, "
-                   "CUDA_EMU_GUARD, CUDA_EMU_POISON, CUDA_EMU_TIMEOUT, CUDA_EMU_WORKERS and "
-                   "CUDA_EMU_STACK_KB (emucc --help)", (int)(length < 40 ? length : 40), *variable);
+                   "CUDA_EMU_GUARD, CUDA_EMU_POISON, CUDA_EMU_TIMEOUT, CUDA_EMU_WORKERS, "
+                   "CUDA_EMU_STACK_KB, CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES (emucc --help)",
+                   (int)(length < 40 ? length : 40), *variable);
             fflush(stdout);
             _exit(2);
         }
@@ -118,6 +123,9 @@ Settings read_settings() {
     s.workers = (int)read_number("CUDA_EMU_WORKERS", 1, 1024, cores > 0 ? cores : 1);
     s.timeout_seconds = (double)read_number("CUDA_EMU_TIMEOUT", 0, 86400, 10);
     s.stack_bytes = (size_t)read_number("CUDA_EMU_STACK_KB", 16, 1 << 20, 256) * 1024;
+    // A GPU thread has at most 255 registers and 512 KiB of local memory.
+    s.registers_per_thread = (int)read_number("CUDA_EMU_REGISTERS", 1, 255, 32);
+    s.local_bytes_per_thread = (size_t)read_number("CUDA_EMU_LOCAL_BYTES", 0, 512 * 1024, 0);
     return s;
 }
 

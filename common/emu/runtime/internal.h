@@ -28,6 +28,8 @@ struct Settings {
     int workers = 1;
     double timeout_seconds = 10;
     size_t stack_bytes = 256 * 1024;
+    int registers_per_thread = 32;      // what cudaFuncGetAttributes reports, and occupancy assumes
+    size_t local_bytes_per_thread = 0;  // what cudaFuncGetAttributes reports as local memory
 };
 const Settings& settings();
 
@@ -78,6 +80,8 @@ size_t dynamic_shared_limit();
 // Blocks of this many threads and bytes of dynamic shared memory a multiprocessor holds at once,
 // by the occupancy model of runtime/api.cpp; the emulated device has one per worker thread.
 int resident_blocks_per_sm(int block_size, size_t dynamic_shared_bytes);
+// Counts a launch (or copy) on `stream` as work the host has not yet waited for (runtime/api.cpp).
+void note_stream_work(cudaStream_t stream);
 void set_last_error(cudaError_t error);
 // A device-side pointer must lie, with all `count` bytes, inside one live device allocation.
 bool device_range_ok(const void* ptr, size_t count);

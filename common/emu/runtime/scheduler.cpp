@@ -779,6 +779,7 @@ cudaError_t run_grid(const LaunchConfig& config, const char* kernel_name, void (
         return error;
     }
     if (launch_observer) launch_observer(config, kernel_name);
+    note_stream_work(config.stream);
     Grid grid;
     grid.config = config;
     grid.kernel = kernel_name;
