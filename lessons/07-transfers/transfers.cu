@@ -547,16 +547,14 @@ static const char *prefetch_unsupported(const wb_device *device)
  * nvcc -Xptxas -v reports a 24-byte frame for sm_75: 46 levels need 1.1 KB.
  * 64 bytes a level leave room for other architectures. The limit is
  * reserved for every thread the GPU can hold, so it is raised only as far as
- * this part needs. The emulator runs a kernel on a CPU fiber with a large stack of its own and
- * has no cudaDeviceSetLimit. */
+ * this part needs. (The emulator keeps the limit but runs each GPU thread on a
+ * CPU stack of its own, far larger.) */
 #define LUCAS_STACK_BYTES (LARGEST_LUCAS_INDEX * 64)
 
 static void prepare_lucas(const wb_data *data)
 {
     (void)data;
-#ifndef CUDA_EMULATION
     CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, LUCAS_STACK_BYTES));
-#endif
 }
 
 static void run_lucas_cpu(const wb_data *data)
