@@ -1969,6 +1969,9 @@ static int finish(wb_run *run)
     }
     if (!csv && run->checks == 0)
         printf("\nnothing was checked: only the CPU reference ran\n");
+    else if (!csv && run->checks == 1)
+        printf("\nthe one check passed against the CPU reference: %s%s\n", run->checked,
+               run->skipped ? "; skipped rows are no failure" : "");
     else if (!csv)
         printf("\nall %d checks passed against the CPU reference: %s%s\n", run->checks,
                run->checked, run->skipped ? "; skipped rows are no failure" : "");

@@ -46,6 +46,13 @@ assert_every_variant_passes() {
     assert_line "all 7 checks passed against the CPU reference: naive, interleaved, sequential, first-add, last-warp, optimized, fixed-order; skipped rows are no failure"
 }
 
+@test "a run with one check says so in the singular" {
+    use_gpu_build
+    run "$BUILD/lesson05" -n 1000 --only cpu,naive --reps 1 --warmup 0
+    assert_success
+    assert_line "the one check passed against the CPU reference: naive"
+}
+
 @test "lesson05's launch warnings name the tree kernels" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     # each tree variant's last pass is one block, which leaves the second emulated SM idle
