@@ -294,3 +294,10 @@ run_mutated_solution() {
     assert_failure 1
     assert_line --regexp "^  1x1 +FAIL: wrote [0-9]+ bytes past the end of edges: threads outside the image went on$"
 }
+
+@test "exercise08's checker counts a single byte written past the end" {
+    # a guard on the flat index lets the thread one past the last pixel write
+    run_mutated_solution 's/if (row < height \&\& column < width) {/if ((long long)row * width + column <= (long long)width * height) {/'
+    assert_failure 1
+    assert_line "  1x1      FAIL: wrote 1 byte past the end of edges: threads outside the image went on"
+}

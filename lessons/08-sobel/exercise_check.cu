@@ -125,8 +125,8 @@ int main(void)
         } else if (stray > 0) {
             failures++;
             snprintf(verdicts[s], WB_VERDICT_LENGTH,
-                     "  %-8s FAIL: wrote %lld bytes past the end of edges:"
-                     " threads outside the image went on", shape, stray);
+                     "  %-8s FAIL: wrote %lld byte%s past the end of edges:"
+                     " threads outside the image went on", shape, stray, stray == 1 ? "" : "s");
         } else {
             snprintf(verdicts[s], WB_VERDICT_LENGTH, "  %-8s PASS", shape);
         }
