@@ -704,6 +704,13 @@ static size_t cpu_cache_bytes(void)
     return (size_t)bytes < LARGEST_CACHE_TO_FLUSH ? (size_t)bytes : LARGEST_CACHE_TO_FLUSH;
 }
 
+/* What one output buffer's check found, for the report. */
+typedef struct {
+    wb_check_result result;
+    const wb_buffer *buffer;
+    long long row_length; /* 0: report a flat index */
+} wb_buffer_check;
+
 typedef struct {
     const wb_lesson *lesson;
     wb_options options;
@@ -726,6 +733,14 @@ typedef struct {
     /* each variant's kernel median and end-to-end median (its end-to-end or
      * transfers row), 0 where it has none: the per-item summary's */
     double kernel_ms[MAX_VARIANTS], whole_ms[MAX_VARIANTS];
+    /* the first check of each variant that passed with a bound as large as
+     * the values it bounds, for a note under the table */
+    int unchecked_count;
+    struct {
+        const wb_variant *variant;
+        int scope;
+        wb_buffer_check check;
+    } unchecked[MAX_VARIANTS];
 } wb_run;
 
 /* Host copies of a buffer: an input once; an output as the reference and
@@ -1007,7 +1022,12 @@ static double element(const void *data, wb_type type, long long i)
 static wb_check_result compare(const void *expected, const void *actual, wb_type type,
                                long long n, double atol, double rtol)
 {
-    wb_check_result result = {1, -1, 0.0, 0.0, 0.0, 0};
+    wb_check_result result;
+    memset(&result, 0, sizeof result);
+    result.passed = 1;
+    result.first_bad = -1;
+    int floating = type == WB_FLOAT || type == WB_DOUBLE, located = 0;
+    double largest_finite = 0.0;
     for (long long i = 0; i < n; i++) {
         double want = element(expected, type, i), got = element(actual, type, i);
         int match;
@@ -1020,10 +1040,19 @@ static wb_check_result compare(const void *expected, const void *actual, wb_type
             result.non_finite++;
             result.max_error = INFINITY;
         } else {
-            double error = fabs(got - want);
-            if (error > result.max_error)
-                result.max_error = error;
-            match = error <= atol + rtol * fabs(want);
+            double error = fabs(got - want), bound = atol + rtol * fabs(want);
+            if (error > largest_finite || !located) {
+                located = 1;
+                largest_finite = error;
+                result.max_error = fmax(result.max_error, error);
+                result.max_error_at = i;
+                result.expected_there = want;
+                result.actual_there = got;
+            }
+            if (floating && want != 0.0 &&
+                (result.bound_ratio == 0.0 || bound / fabs(want) < result.bound_ratio))
+                result.bound_ratio = bound / fabs(want);
+            match = error <= bound;
         }
         if (!match && result.first_bad < 0) {
             result.passed = 0;
@@ -1090,13 +1119,6 @@ double wb_sum_tolerance(double depth, double sum_abs)
     const double unit_roundoff = 1.0 / 16777216.0; /* 2^-24, float's */
     return depth * unit_roundoff * sum_abs;
 }
-
-/* What one output buffer's check found, for the report. */
-typedef struct {
-    wb_check_result result;
-    const wb_buffer *buffer;
-    long long row_length; /* 0: report a flat index */
-} wb_buffer_check;
 
 static long long row_length_of(const wb_buffer *buffer, const wb_shape *shape)
 {
@@ -1866,6 +1888,55 @@ static void compute_reference(wb_run *run)
             run->data.host[b] = run->result[b];
 }
 
+/* A bound as large as the value it bounds lets any result from 0 to twice the
+ * value pass (a float sum of n values, n x 2^-24 x the sum, from n = 2^24 on).
+ * The bound stays the true one; the note under the table says the PASS
+ * checks nothing, and what the variant returned. Once per variant. */
+static void remember_if_unchecked(wb_run *run, const wb_variant *variant, int scope,
+                                  const wb_buffer_check *check)
+{
+    if (!check->result.passed || check->result.bound_ratio < 1.0)
+        return;
+    for (int u = 0; u < run->unchecked_count; u++)
+        if (run->unchecked[u].variant == variant)
+            return;
+    if (run->unchecked_count < MAX_VARIANTS) {
+        run->unchecked[run->unchecked_count].variant = variant;
+        run->unchecked[run->unchecked_count].scope = scope;
+        run->unchecked[run->unchecked_count++].check = *check;
+    }
+}
+
+static void note_unchecked(const wb_run *run)
+{
+    for (int u = 0; u < run->unchecked_count; u++) {
+        const wb_variant *variant = run->unchecked[u].variant;
+        const wb_buffer_check *check = &run->unchecked[u].check;
+        const wb_check_result *result = &check->result;
+        const char *why = variant->tolerance.why ? variant->tolerance.why
+                                                 : check->buffer->tolerance.why;
+        char why_text[160] = "", where[96] = "";
+        if (why)
+            snprintf(why_text, sizeof why_text, " (%s)", why);
+        int one_value = run->count[check->buffer - run->lesson->buffers] == 1;
+        long long i = result->max_error_at;
+        if (!one_value && check->row_length > 0)
+            snprintf(where, sizeof where, " at (row %lld, column %lld)", i / check->row_length,
+                     i % check->row_length);
+        else if (!one_value)
+            snprintf(where, sizeof where, " at index %lld", i);
+        double off = 100.0 * (result->actual_there - result->expected_there) /
+                     fabs(result->expected_there);
+        wb_note("%s: at size %s its error bound%s is %.3g times %s,", variant->name,
+                run->options.shape.text, why_text, result->bound_ratio,
+                one_value ? "the value it bounds" : "or more each value it bounds");
+        wb_note("  so its %s PASS checks nothing: it returned %.4g%s where %s should be %.4g, "
+                "%.3g%% %s", scope_name(run->unchecked[u].scope), result->actual_there, where,
+                check->buffer->name, result->expected_there, fabs(off),
+                off <= 0 ? "less" : "more");
+    }
+}
+
 static void measure_variant(wb_run *run, const wb_variant *variant, int is_reference)
 {
     if (variant->skip_reason && variant->skip_reason(&run->device)) {
@@ -1891,6 +1962,7 @@ static void measure_variant(wb_run *run, const wb_variant *variant, int is_refer
             if (first_gpu_check)
                 analyze_recorded_launches(run, variant->name);
             note_check(run, variant->name, check.result.passed);
+            remember_if_unchecked(run, variant, scope, &check);
         }
         wb_timing timing = time_step(run, run_variant_once, variant, scope);
         if (is_reference)
@@ -2066,6 +2138,7 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
             measure_variant(&run, &lesson->variants[v], 0);
     if (lesson->items && !run.options.csv)
         print_items(&run);
+    note_unchecked(&run);
 
     if (lesson->finish) {
         for (int b = 0; b < lesson->buffer_count; b++)

@@ -345,6 +345,14 @@ typedef struct {
     double expected, actual;  /* the values at first_bad */
     double max_error;         /* largest |actual - expected|; infinite if non_finite > 0 */
     long long non_finite;     /* NaN or Inf where the reference is finite */
+    /* Where the largest finite error was found, and the values there. */
+    long long max_error_at;
+    double expected_there, actual_there;
+    /* The smallest bound over the value it bounds, (atol + rtol |expected|) /
+     * |expected|, over the finite, nonzero floating-point references; 0 when
+     * there is none. At 1 or more any result from 0 to twice each value
+     * passes: such a PASS checks nothing, and the report says so. */
+    double bound_ratio;
 } wb_check_result;
 
 /* Compares n floats with the tolerance rule above. */

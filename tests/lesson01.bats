@@ -116,3 +116,28 @@ assert_every_variant_passes() {
     run --separate-stderr "$BATS_TEST_TMPDIR/broken" -n 1000 --reps 1 --warmup 0 --csv
     assert_line --regexp "^lesson01,naive,kernel,1000,.*,FAIL,inf,"
 }
+
+@test "a check whose bound is as large as every value it bounds says its PASS checks nothing" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    # a tolerance of twice each value lets a kernel that computes half the sum pass
+    build_mutant lessons/01-vector-add/vector_add.cu \
+        '/^__global__ void vector_add_naive/,/^}/s/c\[i\] = a\[i\] + b\[i\];/c[i] = 0.5f * (a[i] + b[i]);/; s/\.role = WB_OUTPUT, \.count = vector_length}/.role = WB_OUTPUT, .count = vector_length, .tolerance = {.rtol = 2, .why = "twice each value"}}/' \
+        "$BATS_TEST_TMPDIR/loose"
+    run "$BATS_TEST_TMPDIR/loose" -n 1000 --only cpu,naive --reps 1 --warmup 0
+    assert_success
+    assert_line --regexp "^naive +kernel .* PASS \(max err "
+    assert_line "naive: at size 1000 its error bound (twice each value) is 2 times or more each value it bounds,"
+    assert_line --regexp "^  so its kernel PASS checks nothing: it returned -?[0-9.]+(e-?[0-9]+)? at index [0-9]+ where c should be -?[0-9.]+(e-?[0-9]+)?, 50% (less|more)$"
+    # with --csv the note goes to stderr, and stdout stays CSV
+    run --separate-stderr "$BATS_TEST_TMPDIR/loose" -n 1000 --only cpu,naive --reps 1 --warmup 0 --csv
+    assert_success
+    refute_output --partial "checks nothing"
+    [[ "$stderr" == *"  so its kernel PASS checks nothing: "* ]] || fail "stderr: $stderr"
+    # the same kernel with the lesson's own tolerance fails
+    build_mutant lessons/01-vector-add/vector_add.cu \
+        '/^__global__ void vector_add_naive/,/^}/s/c\[i\] = a\[i\] + b\[i\];/c[i] = 0.5f * (a[i] + b[i]);/' \
+        "$BATS_TEST_TMPDIR/halved"
+    run "$BATS_TEST_TMPDIR/halved" -n 1000 --only cpu,naive --reps 1 --warmup 0
+    assert_failure 1
+    refute_output --partial "checks nothing"
+}
