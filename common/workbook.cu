@@ -1937,6 +1937,43 @@ static void note_unchecked(const wb_run *run)
     }
 }
 
+/* For the variants whose work is not the lesson's count: what each does, the
+ * least it moves, and its rates at those, from its first timed row. */
+static void note_own_work(const wb_run *run)
+{
+    const wb_lesson *lesson = run->lesson;
+    const wb_shape *shape = &run->options.shape;
+    int heading = 0;
+    for (int v = 1; v < lesson->variant_count; v++) {
+        const wb_variant *variant = &lesson->variants[v];
+        if (!variant->own_work.flops || !run->options.selected[v])
+            continue;
+        if (!heading++) {
+            char flops_text[64] = "", bytes_text[64] = "";
+            if (lesson->flops_formula)
+                snprintf(flops_text, sizeof flops_text, " (%s)", lesson->flops_formula);
+            if (lesson->bytes_formula)
+                snprintf(bytes_text, sizeof bytes_text, " (%s)", lesson->bytes_formula);
+            wb_note("work: every row's rates count %.3g FLOP%s and %.4g MB%s;", run->flops,
+                    flops_text, run->bytes / 1e6, bytes_text);
+            wb_note("what each variant does, the least it moves, and its rates at those:");
+        }
+        double flops = variant->own_work.flops(shape);
+        double bytes = variant->own_work.bytes ? variant->own_work.bytes(shape) : run->bytes;
+        double ms = -1.0;
+        for (int scope = WB_KERNEL; scope <= WB_TRANSFERS && ms < 0; scope <<= 1)
+            if (variant->scope & scope)
+                ms = wb_measured_ms(variant->name, scope);
+        char rates[64] = "not run";
+        if (ms > 0)
+            snprintf(rates, sizeof rates, "%.3g GFLOP/s, %.3g GB/s", flops / ms / 1e6,
+                     bytes / ms / 1e6);
+        wb_note("  %-13s %-9s %9.3g FLOP %9.4g MB  %s", variant->name,
+                variant->own_work.formula ? variant->own_work.formula : "", flops, bytes / 1e6,
+                rates);
+    }
+}
+
 static void measure_variant(wb_run *run, const wb_variant *variant, int is_reference)
 {
     if (variant->skip_reason && variant->skip_reason(&run->device)) {
@@ -2138,6 +2175,7 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
             measure_variant(&run, &lesson->variants[v], 0);
     if (lesson->items && !run.options.csv)
         print_items(&run);
+    note_own_work(&run);
     note_unchecked(&run);
 
     if (lesson->finish) {

@@ -174,6 +174,16 @@ typedef struct {
      * (a copy to the device, timed alone); its check copies them back first,
      * untimed. */
     int outputs_on_device;
+    /* optional: the work this variant really does, when it is not the
+     * lesson's count (a variant that reassociates does less). The table's
+     * rates keep the lesson's count in every row, to compare the rows; a
+     * note under the table gives this variant's formula, its FLOP, the least
+     * bytes it moves, and its rates at those. */
+    struct {
+        const char *formula;                    /* "mk + 2kn" */
+        double (*flops)(const wb_shape *shape);
+        double (*bytes)(const wb_shape *shape);
+    } own_work;
 } wb_variant;
 
 /* ---- the lesson -------------------------------------------------------- */
@@ -202,6 +212,9 @@ typedef struct {
     const wb_variant *variants; int variant_count; /* the first is cpu, the reference */
     double (*bytes)(const wb_shape *shape); /* bytes that must move to and from memory */
     double (*flops)(const wb_shape *shape); /* floating-point operations */
+    /* optional: what flops() and bytes() count, for the note on the
+     * variants' own_work: "2mnk", "A, B, the sums" */
+    const char *flops_formula, *bytes_formula;
     /* 1: also time cudaMemcpy device to device of the same bytes (the
      * "device-copy" row): what this GPU's memory delivers, to compare with. */
     int copy_anchor;

@@ -129,7 +129,7 @@ build_mutated_lesson() {
     # 2mnk = 48000; fused: 2mnk + mn = 48600 FLOP, 4 (mk + kn + n) = 8120 bytes;
     # cublas: 4 (mk + kn + 2mn + n) = 12920 bytes; reassociated: mk + 2kn = 3200 FLOP,
     # 4 (mk + 2k + kn + n) = 8440 bytes
-    assert_line "work: the table counts 2mnk = 4.8e+04 FLOP and 0.00812 MB (A, B, the sums) in every row;"
+    assert_line "work: every row's rates count 4.8e+04 FLOP (2mnk) and 0.00812 MB (A, B, the sums);"
     assert_line --regexp "^  fused +2mnk \+ mn +4\.86e\+04 FLOP +0\.00812 MB  [0-9.e+-]+ GFLOP/s, [0-9.e+-]+ GB/s$"
     assert_line --regexp "^  cublas +2mnk \+ mn +4\.86e\+04 FLOP +0\.01292 MB  not run$"
     assert_line --regexp "^  reassociated +mk \+ 2kn +3\.2e\+03 FLOP +0\.00844 MB  [0-9.e+-]+ GFLOP/s, [0-9.e+-]+ GB/s$"

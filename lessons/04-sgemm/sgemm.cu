@@ -740,60 +740,51 @@ static const wb_buffer seed_buffers[] = {
      .row_length = no_rows},
 };
 
+/* The table's GFLOP/s, GB/s and % peak columns take one count of FLOP and
+ * of bytes for every row: the product's 2mnk, what the question seems to ask
+ * for, and A, B and the sums moved once. What each variant really does, and
+ * the least it moves, for the note under the table: */
+static double mn(const wb_shape *s) { return (double)s->m * s->n; }
+/* the product, then one addition per element of it into the sums */
+static double product_and_sums_flops(const wb_shape *s) { return sgemm_flops(s) + mn(s); }
+
+/* fused moves the table's bytes; cublas also writes C and reads it back */
+static double cublas_bytes(const wb_shape *s)
+{
+    return seed_bytes(s) + sizeof(float) * 2 * mn(s);
+}
+
+/* m k additions for A's column sums, a multiply-add per element of B */
+static double reassociated_flops(const wb_shape *s)
+{
+    return (double)s->m * s->k + 2.0 * s->k * s->n;
+}
+
+/* and A's k column sums written and read back */
+static double reassociated_bytes(const wb_shape *s)
+{
+    return seed_bytes(s) + sizeof(float) * 2 * s->k;
+}
+
 static const wb_variant seed_variants[] = {
     {.name = "cpu", .description = "(column sums of A) times B, in double: the reference",
      .scope = WB_HOST, .run = run_seed_cpu},
     {.name = "fused", .description = "16 x 16 tiles of A.B summed by column: 2mnk flops",
      .scope = WB_KERNEL, .run = run_seed_fused,
-     .tolerance = {.why = "m k products summed in tiles, blocks, atomics", .widen = fused_tolerance}},
+     .tolerance = {.why = "m k products summed in tiles, blocks, atomics", .widen = fused_tolerance},
+     .own_work = {"2mnk + mn", product_and_sums_flops, seed_bytes}},
     {.name = "cublas", .description = "cublasSgemm, then the column sums of C: 2mnk + mn flops",
      .scope = WB_LIBRARY, .run = run_seed_cublas,
      .tolerance = {.why = "k-long dot products, then column sums",
                    .widen = product_then_column_sums_tolerance},
-     .skip_reason = cublas_skip_reason},
+     .skip_reason = cublas_skip_reason,
+     .own_work = {"2mnk + mn", product_and_sums_flops, cublas_bytes}},
     {.name = "reassociated", .description = "(column sums of A) times B: mk + 2kn flops",
      .scope = WB_KERNEL, .run = run_seed_reassociated,
      .tolerance = {.why = "column sums of A, then k-long dot products",
-                   .widen = product_then_column_sums_tolerance}},
+                   .widen = product_then_column_sums_tolerance},
+     .own_work = {"mk + 2kn", reassociated_flops, reassociated_bytes}},
 };
-
-/* The table's GFLOP/s, GB/s and % peak columns take one count of FLOP and
- * of bytes for every row: the product's 2mnk, what the question seems to ask
- * for, and A, B and the sums moved once. Under the table, what each variant
- * really does, the least it moves, and its rates at those. */
-static void note_seed_work(const wb_data *data)
-{
-    const wb_shape *s = &data->shape;
-    double m = (double)s->m, n = (double)s->n, k = (double)s->k, bytes = sizeof(float);
-    struct {
-        const char *variant, *formula;
-        int scope;
-        double flops, bytes;
-    } work[] = {
-        /* the product, then one addition per element of it into the sums;
-         * reads A and B, writes the sums */
-        {"fused", "2mnk + mn", WB_KERNEL, 2 * m * n * k + m * n, bytes * (m * k + k * n + n)},
-        /* the same, and C written and read back */
-        {"cublas", "2mnk + mn", WB_LIBRARY, 2 * m * n * k + m * n,
-         bytes * (m * k + k * n + 2 * m * n + n)},
-        /* m k additions for A's column sums, a multiply-add per element of B;
-         * and A's k sums written and read back */
-        {"reassociated", "mk + 2kn", WB_KERNEL, m * k + 2 * k * n,
-         bytes * (m * k + 2 * k + k * n + n)},
-    };
-    wb_note("work: the table counts 2mnk = %.3g FLOP and %.4g MB (A, B, the sums) in every row;",
-            sgemm_flops(s), seed_bytes(s) / 1e6);
-    wb_note("what each variant does, the least it moves, and its rates at those:");
-    for (int v = 0; v < WB_COUNT(work); v++) {
-        char rates[64] = "not run";
-        double ms = wb_measured_ms(work[v].variant, work[v].scope);
-        if (ms > 0)
-            snprintf(rates, sizeof rates, "%.3g GFLOP/s, %.3g GB/s", work[v].flops / ms / 1e6,
-                     work[v].bytes / ms / 1e6);
-        wb_note("  %-13s %-9s %9.3g FLOP %9.4g MB  %s", work[v].variant, work[v].formula,
-                work[v].flops, work[v].bytes / 1e6, rates);
-    }
-}
 
 static const wb_lesson seed_lesson = {
     .name = "lesson04",
@@ -808,11 +799,11 @@ static const wb_lesson seed_lesson = {
     .variants = seed_variants, .variant_count = WB_COUNT(seed_variants),
     .bytes = seed_bytes,
     /* the matrix product's flops: what the question seems to ask for (each
-     * variant's own under the table, from note_seed_work) */
+     * variant's own under the table, from own_work) */
     .flops = sgemm_flops,
+    .flops_formula = "2mnk", .bytes_formula = "A, B, the sums",
     .options = options, .option_count = WB_COUNT(options),
     .prepare = prepare_seed,
-    .finish = note_seed_work,
 };
 
 int main(int argc, char **argv)
