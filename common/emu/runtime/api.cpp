@@ -6,7 +6,8 @@
 //   - A stream still reports work the host has not waited for as not done (cudaStreamQuery), as
 //     a GPU may, so that a missing synchronize shows here too.
 //   - Every device allocation is recorded, so cudaMemcpy can refuse a copy whose device side is not
-//     inside one (wrong direction, too many bytes, freed buffer), as a GPU does.
+//     inside one (wrong direction, too many bytes, freed buffer), as a GPU does. Blocks from a
+//     memory pool (cudaMallocAsync, runtime/pools.cpp) are recorded the same way while in use.
 //   - Events read the host's monotonic clock; since launches are synchronous, the time between
 //     two events is the time of the work between them.
 //   - The emulated device has one "multiprocessor" per worker thread and the per-multiprocessor
@@ -74,6 +75,7 @@ struct Allocation {
     size_t size;
     Kind kind;
     bool guarded;
+    cudaMemPool_t pool = nullptr;  // the pool the block goes back to when freed, if any
 };
 std::mutex allocations_mutex;
 std::map<const char*, Allocation> allocations;  // keyed by start address
@@ -89,18 +91,25 @@ const Allocation* find_allocation(const void* ptr, size_t count) {
     return &it->second;
 }
 
-cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int line) {
+// New memory, or with a pool (cudaMallocAsync) a block the pool hands out, stream-ordered in
+// `stream`; either way recorded as one allocation.
+cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int line,
+                     cudaMemPool_t pool = nullptr, cudaStream_t stream = 0) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (!ptr) return fail(cudaErrorInvalidValue);
     bool guard = settings().guard && kind != Kind::pinned_host;
-    void* memory = guard ? guarded_alloc(size, file, line) : aligned_alloc(256, (size + 255) / 256 * 256);
+    void* memory = nullptr;
+    if (size <= SIZE_MAX - 4096)  // rounding up to whole pages must not overflow
+        memory = pool    ? pool_take(pool, size, stream, file, line)
+                 : guard ? guarded_alloc(size, file, line)
+                         : aligned_alloc(256, (size + 255) / 256 * 256);
     if (!memory) {
         *ptr = nullptr;
         return fail(cudaErrorMemoryAllocation);
     }
     if (settings().poison && kind != Kind::pinned_host) memset(memory, 0xff, size);
     std::lock_guard<std::mutex> lock(allocations_mutex);
-    allocations[(const char*)memory] = Allocation{size, kind, guard};
+    allocations[(const char*)memory] = Allocation{size, kind, guard, pool};
     // --sanitize: device memory is tracked for reads of bytes nobody wrote (managed memory is
     // written by host code the checks do not see, so it is left out)
     if (sanitize_enabled && kind == Kind::device) sanitize_track(memory, size, file, line);
@@ -108,7 +117,11 @@ cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int l
     return cudaSuccess;
 }
 
-cudaError_t release(void* ptr, bool host_kind) {
+// Frees what allocate() made; a pool's block goes back to its pool, freed in `stream` as its
+// item number `work` (cudaFree: at once, in no stream's order). `not_allocated` is the error for
+// a pointer that is no allocation of that kind (any more).
+cudaError_t release(void* ptr, bool host_kind, cudaError_t not_allocated, cudaStream_t stream = 0,
+                    uint64_t work = 0) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (!ptr) return cudaSuccess;
     Allocation found;
@@ -117,13 +130,15 @@ cudaError_t release(void* ptr, bool host_kind) {
         auto it = allocations.find((const char*)ptr);
         if (it == allocations.end() || (it->second.kind == Kind::pinned_host) != host_kind ||
             it->second.kind == Kind::symbol || it->second.kind == Kind::registered_host)
-            return fail(host_kind ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
+            return fail(not_allocated);
         found = it->second;
         allocations.erase(it);
     }
     if (sanitize_enabled) sanitize_untrack(ptr);
     if (settings().poison) memset(ptr, 0xff, found.size);  // reads after free show as NaN
-    if (found.guarded)
+    if (found.pool)
+        pool_give_back(found.pool, ptr, stream, work);
+    else if (found.guarded)
         guarded_free(ptr);
     else
         free(ptr);
@@ -215,6 +230,13 @@ size_t dynamic_shared_limit() { return raised_shared_limit; }
 void note_stream_work(cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(streams_mutex);
     stream_states[stream].queued++;
+}
+
+// A destroyed stream's work is all done, as cudaStreamDestroy lets it finish first.
+bool host_waited_for(cudaStream_t stream, uint64_t work) {
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    auto state = stream_states.find(stream);
+    return state == stream_states.end() || state->second.waited >= work;
 }
 
 int resident_blocks_per_sm(int block_size, size_t dynamic_smem) {
@@ -343,6 +365,7 @@ cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
 cudaError_t cudaDeviceSynchronize(void) {
     if (cudaError_t failure = device_error()) return fail(failure);
     waited_for_every_stream(false);
+    release_pool_memory();
     return cudaSuccess;
 }
 // A new start for the device, which clears a failure (allocations are not freed: the emulator
@@ -480,6 +503,11 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
         case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+        // Stream-ordered allocation from device pools (runtime/pools.cpp), in one process: no
+        // handle types to share a pool with another, and no pools of host memory.
+        case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
+        case cudaDevAttrMemoryPoolSupportedHandleTypes: *value = cudaMemHandleTypeNone; break;
+        case cudaDevAttrHostMemoryPoolsSupported: *value = 0; break;
         default: return fail(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -522,8 +550,8 @@ cudaError_t cudaHostUnregister(void* ptr) {
     allocations.erase(it);  // the memory is the program's own: nothing to free
     return cudaSuccess;
 }
-cudaError_t cudaFree(void* ptr) { return release(ptr, false); }
-cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true); }
+cudaError_t cudaFree(void* ptr) { return release(ptr, false, cudaErrorInvalidDevicePointer); }
+cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true, cudaErrorInvalidHostPointer); }
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     if (!free_bytes || !total_bytes) return fail(cudaErrorInvalidValue);
@@ -599,10 +627,34 @@ cudaError_t cudaMemPrefetchAsync(const void*, size_t, struct cudaMemLocation, un
 cudaError_t cudaMemAdvise(const void*, size_t, enum cudaMemoryAdvise, struct cudaMemLocation) {
     return cudaSuccess;
 }
-cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t, const char* file, int line) {
-    return allocate(ptr, size, Kind::device, file, line);
+// Stream-ordered allocation: the pool's side (which block, how much it holds) is in pools.cpp.
+// Each allocation and free counts as work of its stream, as on a GPU, where it is an operation
+// queued there. A zero-byte allocation is a null pointer, which cudaFreeAsync accepts.
+cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
+                                    const char* file, int line) {
+    if (cudaError_t failure = device_error()) return fail(failure);
+    if (!ptr || !pool_exists(pool)) return fail(cudaErrorInvalidValue);
+    if (size == 0) {
+        *ptr = nullptr;
+        return cudaSuccess;
+    }
+    cudaError_t result = allocate(ptr, size, Kind::device, file, line, pool, stream);
+    if (result == cudaSuccess) note_stream_work(stream);
+    return result;
 }
-cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) { return release(ptr, false); }
+cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const char* file, int line) {
+    return cudaMallocFromPoolAsync(ptr, size, current_pool(), stream, file, line);
+}
+// Also frees cudaMalloc memory (at once: the work before the free is done). A pointer that is no
+// live allocation, one freed already included, is an invalid argument, as with the real runtime.
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
+    if (cudaError_t failure = device_error()) return fail(failure);
+    if (!ptr) return cudaSuccess;
+    uint64_t work = work_queued_on(stream) + 1;  // the free is the stream's next item
+    cudaError_t result = release(ptr, false, cudaErrorInvalidValue, stream, work);
+    if (result == cudaSuccess) note_stream_work(stream);
+    return result;
+}
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void*, size_t, unsigned int) { return cudaSuccess; }
 
 // ---- Streams and events -----------------------------------------------------------------------------
@@ -631,6 +683,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
         waited_for_every_stream(true);  // the legacy default stream waits for the blocking ones
     else
         waited_for_all(stream);
+    release_pool_memory();
     return cudaSuccess;
 }
 cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* user_data) {
@@ -669,6 +722,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (!event) return fail(cudaErrorInvalidResourceHandle);
     const Timing* timing = reinterpret_cast<const Timing*>(event);
     if (timing->recorded) waited_for(timing->stream, timing->work_before);
+    release_pool_memory();
     return cudaSuccess;
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) {

@@ -8,7 +8,8 @@
 //   CUDA_EMU_GUARD=1  every device allocation ends at a protected page (to within its 16-byte
 //                    alignment), so a byte read or written past its end stops the program with the allocation, the offset and
 //                    the block and thread that did it. Freed allocations stay protected, which
-//                    catches use after cudaFree.
+//                    catches use after cudaFree or cudaFreeAsync (memory pools then reuse no
+//                    block: runtime/pools.cpp).
 //   CUDA_EMU_POISON=1 fresh device memory (and dynamic shared memory) is filled with 0xFF bytes,
 //                    which read as NaN in floats and -1 in ints, so using uninitialised memory
 //                    shows in the results.
@@ -293,7 +294,7 @@ void report_fault(int signal_number, siginfo_t* info, void* context) {
         long long offset = (long long)(address - g.data);
         if (g.freed.load())
             fatal("use after free: %s at byte %lld of a %zu-byte allocation (made at %s:%d) that was "
-                  "already freed with cudaFree, in %s",
+                  "already freed (cudaFree or cudaFreeAsync), in %s",
                   access, offset, g.size, g.file, g.line, where_text);
         char relation[64], line[1100];
 #if defined(__x86_64__) && defined(REG_RIP)

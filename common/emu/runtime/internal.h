@@ -4,6 +4,7 @@
 // Part of the CPU emulation backend (common/emu/). The runtime is these files:
 //   scheduler.cpp  fibers, barriers, warp operations, the worker pool that runs a grid
 //   api.cpp        the CUDA runtime API: memory, streams, events, device properties, errors
+//   pools.cpp      stream-ordered allocation: memory pools and the blocks they keep for reuse
 //   texture.cpp    CUDA arrays, texture objects and the texture unit's fetches
 //   debug.cpp      settings from CUDA_EMU_* variables, bug reports, guard pages, watchdog
 //   sanitize.cpp   emucc --sanitize: the checks of every shared-memory access
@@ -85,10 +86,24 @@ void note_stream_work(cudaStream_t stream);
 void set_last_error(cudaError_t error);
 // A device-side pointer must lie, with all `count` bytes, inside one live device allocation.
 bool device_range_ok(const void* ptr, size_t count);
+// Whether the host has waited for (or seen finish) the first `work` items queued on `stream`.
+bool host_waited_for(cudaStream_t stream, uint64_t work);
 // A failed device assert leaves the device failed until cudaDeviceReset, as a GPU's context is:
 // from then on the calls that use it return that error, not only the next one.
 void fail_device(cudaError_t error);
 cudaError_t device_error();
+
+// ---- Memory pools (pools.cpp) -------------------------------------------------------------------
+// api.cpp records each block a pool hands out as a device allocation; the pool keeps the rest.
+bool pool_exists(cudaMemPool_t pool);  // created and not destroyed (or the default pool)
+cudaMemPool_t current_pool();         // the one cudaMallocAsync draws from
+// A block of at least `size` bytes for an allocation in `stream`: one freed earlier when one fits,
+// else new memory (guard pages under CUDA_EMU_GUARD=1). Null when the pool cannot grow.
+void* pool_take(cudaMemPool_t pool, size_t size, cudaStream_t stream, const char* file, int line);
+// A block back from cudaFreeAsync (or cudaFree) in `stream`, whose first `work` items include it.
+void pool_give_back(cudaMemPool_t pool, void* block, cudaStream_t stream, uint64_t work);
+// At a stream, event or device synchronize: each pool releases what it holds beyond its threshold.
+void release_pool_memory();
 
 // ---- emucc --sanitize (sanitize.cpp) ------------------------------------------------------------
 // What the checks need to know of the running block; the scheduler keeps it up to date (plain

@@ -70,9 +70,28 @@ cudaError_t cudaMemPrefetchAsync(const void* dev_ptr, size_t count, struct cudaM
                                  unsigned int flags, cudaStream_t stream = 0);
 cudaError_t cudaMemAdvise(const void* dev_ptr, size_t count, enum cudaMemoryAdvise advice,
                           struct cudaMemLocation location);
-// Stream-ordered allocation: work runs when it is issued, so these are cudaMalloc and cudaFree.
+// Stream-ordered allocation (runtime/pools.cpp): cudaMallocAsync takes a block from the device's
+// current memory pool (cudaMallocFromPoolAsync: from the pool given), cudaFreeAsync gives it back
+// for the pool to hand out again. Work runs when it is issued, so nothing still uses a block when
+// it is freed. Pool memory is device memory to cudaMemcpy, CUDA_EMU_GUARD, CUDA_EMU_POISON and
+// --sanitize, as cudaMalloc's is. One device in one process: the access of other devices and
+// the handle types of inter-process sharing are refused, as on a machine with one GPU.
 cudaError_t cudaMallocAsync(void** dev_ptr, size_t size, cudaStream_t stream, CUDA_EMU_HERE);
+cudaError_t cudaMallocFromPoolAsync(void** dev_ptr, size_t size, cudaMemPool_t pool,
+                                    cudaStream_t stream, CUDA_EMU_HERE);
 cudaError_t cudaFreeAsync(void* dev_ptr, cudaStream_t stream);
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device);
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device);
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool);
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const struct cudaMemPoolProps* props);
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t min_bytes_to_keep);
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const struct cudaMemAccessDesc* desc_list,
+                                 size_t count);
+cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags* flags, cudaMemPool_t pool,
+                                 struct cudaMemLocation* location);
 
 // Streams and events. Work runs when it is issued, so a host function or callback put on a
 // stream runs at once: everything issued before it is already done.
@@ -190,6 +209,17 @@ cudaError_t cudaHostAlloc(T** ptr, size_t size, unsigned int flags) {
 template <class T>
 cudaError_t cudaMallocAsync(T** dev_ptr, size_t size, cudaStream_t stream, CUDA_EMU_HERE) {
     return cudaMallocAsync((void**)dev_ptr, size, stream, cuda_emu_file, cuda_emu_line);
+}
+// With a pool, cudaMallocAsync is cudaMallocFromPoolAsync (NVIDIA's C++ spelling).
+template <class T>
+cudaError_t cudaMallocAsync(T** dev_ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
+                            CUDA_EMU_HERE) {
+    return cudaMallocFromPoolAsync((void**)dev_ptr, size, pool, stream, cuda_emu_file, cuda_emu_line);
+}
+template <class T>
+cudaError_t cudaMallocFromPoolAsync(T** dev_ptr, size_t size, cudaMemPool_t pool,
+                                    cudaStream_t stream, CUDA_EMU_HERE) {
+    return cudaMallocFromPoolAsync((void**)dev_ptr, size, pool, stream, cuda_emu_file, cuda_emu_line);
 }
 template <class T>
 cudaError_t cudaHostGetDevicePointer(T** dev_ptr, void* host_ptr, unsigned int flags) {

@@ -225,12 +225,59 @@ enum cudaMemoryAdvise {
 // CUDA 13 names a prefetch/advice target with a location instead of a device number.
 enum cudaMemLocationType {
     cudaMemLocationTypeInvalid = 0,
+    cudaMemLocationTypeNone = 0,
     cudaMemLocationTypeDevice = 1,
     cudaMemLocationTypeHost = 2,
     cudaMemLocationTypeHostNuma = 3,
     cudaMemLocationTypeHostNumaCurrent = 4
 };
 struct cudaMemLocation { enum cudaMemLocationType type; int id; };
+
+// Stream-ordered allocation (cudaMallocAsync): memory pools, what they may be asked about, and
+// who may reach their memory.
+typedef struct CUmemPoolHandle_st* cudaMemPool_t;
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 0x1,    // int: reuse across an event dependency
+    cudaMemPoolReuseAllowOpportunistic = 0x2,         // int: reuse a free that has completed
+    cudaMemPoolReuseAllowInternalDependencies = 0x3,  // int: reuse, making the streams wait
+    cudaMemPoolAttrReleaseThreshold = 0x4,            // uint64_t: bytes kept past a synchronize
+    cudaMemPoolAttrReservedMemCurrent = 0x5,          // uint64_t: bytes the pool holds
+    cudaMemPoolAttrReservedMemHigh = 0x6,             // uint64_t: their high-water mark
+    cudaMemPoolAttrUsedMemCurrent = 0x7,              // uint64_t: bytes handed out
+    cudaMemPoolAttrUsedMemHigh = 0x8                  // uint64_t: their high-water mark
+};
+enum cudaMemAccessFlags {
+    cudaMemAccessFlagsProtNone = 0,
+    cudaMemAccessFlagsProtRead = 1,
+    cudaMemAccessFlagsProtReadWrite = 3
+};
+struct cudaMemAccessDesc {
+    struct cudaMemLocation location;
+    enum cudaMemAccessFlags flags;
+};
+enum cudaMemAllocationType {
+    cudaMemAllocationTypeInvalid = 0x0,
+    cudaMemAllocationTypePinned = 0x1,
+    cudaMemAllocationTypeManaged = 0x2,
+    cudaMemAllocationTypeMax = 0x7FFFFFFF
+};
+// How a pool's memory may be shared with another process (IPC); a bit mask.
+enum cudaMemAllocationHandleType {
+    cudaMemHandleTypeNone = 0x0,
+    cudaMemHandleTypePosixFileDescriptor = 0x1,
+    cudaMemHandleTypeWin32 = 0x2,
+    cudaMemHandleTypeWin32Kmt = 0x4,
+    cudaMemHandleTypeFabric = 0x8
+};
+struct cudaMemPoolProps {
+    enum cudaMemAllocationType allocType;
+    enum cudaMemAllocationHandleType handleTypes;
+    struct cudaMemLocation location;
+    void* win32SecurityAttributes;
+    size_t maxSize;  // 0: no limit but the memory there is
+    unsigned short usage;
+    unsigned char reserved[54];
+};
 
 enum cudaLimit {
     cudaLimitStackSize = 0x00,
@@ -291,7 +338,10 @@ enum cudaDeviceAttr {
     cudaDevAttrHostNativeAtomicSupported = 86,
     cudaDevAttrPageableMemoryAccess = 88,
     cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
-    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    cudaDevAttrMemoryPoolsSupported = 115,
+    cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
+    cudaDevAttrHostMemoryPoolsSupported = 144
 };
 
 // Whether several processes may use the device; the emulated one never refuses anyone.
