@@ -396,6 +396,20 @@ EOF
     run_in_every_order runtime_api
 }
 
+@test "stream-ordered allocation: cudaMallocAsync, cudaFreeAsync and memory pools as CUDA documents them, errors included" {
+    run_in_every_order memory_pools
+}
+
+@test "a freed pool block goes to the next allocation with what it held, as on a GPU; poison mode refills it" {
+    built memory_pools
+    run "$BIN/memory_pools" stale
+    assert_success
+    assert_output "the reused block is the freed one, and its 5000 floats sum to 5000"
+    CUDA_EMU_POISON=1 run "$BIN/memory_pools" stale
+    assert_success
+    assert_output --regexp "^the reused block is the freed one, and its 5000 floats sum to -?nan$"
+}
+
 @test "a failed device assert names file, line, block and thread, and leaves cudaErrorAssert for every later call" {
     local line host_line
     line=$(line_of "$REPO/tests/emu/device_assert.cu" "fails for element 69")
@@ -488,6 +502,26 @@ PASS device_assert"
     assert_output --partial "cuda-emu: out-of-bounds write in kernel copy, block (1,0,0), thread (36,0,0)"
     assert_output --partial "byte offset 400 of a 400-byte allocation made at tests/emu/bug_out_of_bounds.cu:$line"
     assert_output --partial "the first byte past its end"
+}
+
+@test "guard mode catches an overrun of cudaMallocAsync memory and a use after cudaFreeAsync, naming the allocation" {
+    local source="$REPO/tests/emu/memory_pools.cu" overrun_line freed_line
+    overrun_line=$(line_of "$source" "the buffer that is overrun")
+    freed_line=$(line_of "$source" "the buffer used after its free")
+    built memory_pools
+    CUDA_EMU_GUARD=1 run "$BIN/memory_pools" overrun
+    assert_failure 1
+    assert_output --partial "cuda-emu: out-of-bounds write in kernel fill, block (0,0,0), thread (100,0,0)"
+    assert_output --partial "byte offset 400 of a 400-byte allocation made at tests/emu/memory_pools.cu:$overrun_line (the first byte past its end)"
+    refute_output --partial "unnoticed"
+    CUDA_EMU_GUARD=1 run "$BIN/memory_pools" use-after-free
+    assert_failure 1
+    assert_output --regexp "cuda-emu: use after free: write at byte [0-9]+ of a 400-byte allocation \\(made at tests/emu/memory_pools.cu:$freed_line\\) that was already freed \\(cudaFree or cudaFreeAsync\\), in kernel fill, block \\(0,0,0\\)"
+    refute_output --partial "unnoticed"
+    # without guard pages, as on a GPU, neither is noticed
+    run "$BIN/memory_pools" use-after-free
+    assert_success
+    assert_output "the use after free went unnoticed"
 }
 
 @test "without guard mode the same overrun goes unnoticed, as on a GPU" {

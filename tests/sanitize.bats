@@ -11,8 +11,10 @@ bats_load_library bats-assert
 REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 EMUCC="$REPO/common/emu/emucc"
 # Correct programs that use shared memory, barriers, warp operations and atomics.
-# byte_tile: threads writing neighbouring bytes of one word, no race.
-CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add byte_tile)
+# byte_tile: threads writing neighbouring bytes of one word, no race. memory_pools: memory from
+# cudaMallocAsync, blocks that pools reuse included.
+CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add byte_tile
+    memory_pools)
 BUGS=(bug_race_tree bug_missing_sync bug_warp_sync bug_shared_uninitialized bug_shared_out_of_bounds
     bug_shared_static_out_of_bounds bug_uninitialized bug_byte_tile_race)
 
@@ -119,6 +121,17 @@ require_built() {
     assert_failure 1
     # half the input was copied: the first element past that half is the first one nobody wrote
     assert_line --regexp "^cuda-emu: read of device memory that nothing wrote \(no copy, memset or kernel\), in kernel sum, block \([0-9]+,0,0\), thread \([0-9]+,0,0\), at tests/emu/bug_uninitialized.cu:$read: byte offset [0-9]+ of a 4000-byte allocation made at tests/emu/bug_uninitialized.cu:$allocation$"
+}
+
+@test "a reused pool block counts as unwritten again: reading it before a write is reported with the new allocation" {
+    require_built memory_pools
+    local read allocation
+    read=$(line_of "$REPO/tests/emu/memory_pools.cu" "atomicAdd(total, data[i])")
+    allocation=$(line_of "$REPO/tests/emu/memory_pools.cu" "// the reused block")
+    run "$BIN/memory_pools" stale
+    assert_failure 1
+    assert_line --regexp "^cuda-emu: read of device memory that nothing wrote \(no copy, memset or kernel\), in kernel sum_into, block \([0-9]+,0,0\), thread \([0-9]+,0,0\), at tests/emu/memory_pools.cu:$read: byte offset [0-9]+ of a 20000-byte allocation made at tests/emu/memory_pools.cu:$allocation$"
+    refute_output --partial "sum to"
 }
 
 @test "a write past the end of dynamic shared memory is reported with its line and offset" {
