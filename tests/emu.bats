@@ -91,7 +91,7 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order syncthreads_reduce
 }
 
-@test "warp votes and __activemask see exactly the lanes that exist" {
+@test "warp votes and __activemask see exactly the lanes that exist, in a branch those that took it; __match_*_sync compare" {
     run_in_every_order votes
 }
 
