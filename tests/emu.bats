@@ -91,7 +91,7 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order syncthreads_reduce
 }
 
-@test "warp votes and __activemask see exactly the lanes that exist" {
+@test "warp votes and __activemask see exactly the lanes that exist, in a branch those that took it; __match_*_sync compare" {
     run_in_every_order votes
 }
 
@@ -146,6 +146,101 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
         [[ "$stderr" == *"tiled_partition: block: [0,0,0], thread: ["*"] Assertion \`tiled_partition(group, size): the emulator's tiles have a power-of-two size of 32 threads or fewer"* ]] ||
             fail "the bad tile size was not reported: $stderr"
     done
+}
+
+@test "coalesced_threads() in a branch holds the lanes that took it: shuffles by rank, votes, reduce, one atomic per warp" {
+    run_in_every_order coalesced_groups
+}
+
+@test "tiles of 64 to 512 threads: ranks, meta groups, a sync of the tile alone, shfl, any, all, reduce" {
+    run_in_every_order large_tiles
+}
+
+@test "large tiles and coalesced groups lack what CUDA's lack at compile time; ragged tiles, too large a block and a missed sync are reported" {
+    cd "$BATS_TEST_TMPDIR"
+    local code message
+    # each line: what the kernel does, then the compiler's message
+    while IFS='|' read -r code message; do
+        cat >large.cu <<EOF
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+struct Pair { double a, b; };
+__global__ void k(int* p, Pair* q) {
+    auto tile = cg::tiled_partition<64>(cg::this_thread_block());
+    $code;
+}
+int main() { return 0; }
+EOF
+        LC_ALL=C run "$EMUCC" -c large.cu -o large.o  # plain quotes in g++'s messages
+        assert_failure
+        assert_output --partial "$message"
+    done <<'EOF'
+cg::thread_block_tile<96> odd = cg::tiled_partition<96>(cg::this_thread_block())|a thread_block_tile has a power-of-two size: 1 to 32 threads within a warp, or 64 to 1024 threads of whole warps, as in CUDA
+p[0] = tile.shfl_down(p[0], 1)|no member named 'shfl_down'
+p[0] = tile.ballot(p[0])|no member named 'ballot'
+q[0] = tile.shfl(q[0], 0)|a tile of more than 32 threads moves values of at most 8 bytes in its shfl and reduce, as in CUDA
+cg::thread_group group = tile|a thread_group holds tiles of 32 threads or fewer
+auto part = cg::labeled_partition(tile, p[0])|labeled_partition and binary_partition split tiles of 32 threads or fewer
+auto same = cg::tiled_partition<64>(tile)|the tile to split must be larger than Size
+auto group = cg::coalesced_threads(); auto four = cg::tiled_partition<4>(group)|no matching function for call to
+auto group = cg::coalesced_threads(); p[0] = group.shfl_xor(p[0], 1)|no member named 'shfl_xor'
+EOF
+    cat >deadlock.cu <<'EOF'
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void early_return(int* p) {
+    auto tile = cg::tiled_partition<128>(cg::this_thread_block());
+    if (tile.thread_rank() == 100) return;
+    tile.sync();  // the sync thread 100 never reaches
+    p[threadIdx.x] = 1;
+}
+int main() {
+    int* p;
+    cudaMalloc(&p, 128 * sizeof(int));
+    early_return<<<1, 128>>>(p);
+    return cudaDeviceSynchronize() != cudaSuccess;
+}
+EOF
+    run "$EMUCC" -o deadlock deadlock.cu
+    assert_success
+    run timeout 20 ./deadlock
+    assert_failure 1
+    assert_output --partial "cuda-emu: deadlock in kernel early_return, block (0,0,0)"
+    assert_output --partial "127 thread(s) wait at the sync() of a tile of more than 32 threads at deadlock.cu:6"
+    assert_output --partial "1 thread(s) returned from the kernel (first: thread (100,0,0))"
+    # A 64-thread tile of a 96-thread block, and a block larger than its block_tile_memory, are
+    # device-side asserts: a GPU would compute garbage.
+    cat >asserts.cu <<'EOF'
+#include <cstdio>
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void ragged(int* p) { p[threadIdx.x] = cg::tiled_partition<64>(cg::this_thread_block()).thread_rank(); }
+__global__ void too_large(int* p) {
+    __shared__ cg::block_tile_memory<256> scratch;
+    p[threadIdx.x] = cg::tiled_partition<64>(cg::this_thread_block(scratch)).thread_rank();
+}
+int main() {
+    int* p;
+    cudaMalloc(&p, 512 * sizeof(int));
+    ragged<<<1, 96>>>(p);
+    printf("ragged: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    cudaDeviceReset();
+    cudaMalloc(&p, 512 * sizeof(int));
+    too_large<<<1, 512>>>(p);
+    printf("too large: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    return 0;
+}
+EOF
+    run "$EMUCC" -o asserts asserts.cu
+    assert_success
+    run --separate-stderr ./asserts
+    assert_success
+    assert_output "ragged: cudaErrorAssert
+too large: cudaErrorAssert"
+    [[ "$stderr" == *"Assertion \`tiled_partition<Size>(parent): a tile of more than 32 threads needs a parent whose size is a multiple of the tile's\` failed."* ]] ||
+        fail "the ragged tile was not reported: $stderr"
+    [[ "$stderr" == *"Assertion \`this_thread_block(scratch): the block has more threads than the block_tile_memory<MaxBlockSize> was made for\` failed."* ]] ||
+        fail "the block larger than its block_tile_memory was not reported: $stderr"
 }
 
 @test "a tile's shuffles move a double2, a float3 and a 32-byte struct; reduce takes such a struct" {

@@ -12,11 +12,12 @@ REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 EMUCC="$REPO/common/emu/emucc"
 # Correct programs that use shared memory, barriers, warp operations and atomics.
 # byte_tile: threads writing neighbouring bytes of one word, no race. memory_pools: memory from
-# cudaMallocAsync, blocks that pools reuse included.
+# cudaMallocAsync, blocks that pools reuse included. large_tiles: threads of different warps
+# ordered by the sync() of a cooperative_groups tile of 64 to 512 threads.
 CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add byte_tile
-    memory_pools)
+    memory_pools large_tiles coalesced_groups)
 BUGS=(bug_race_tree bug_missing_sync bug_warp_sync bug_shared_uninitialized bug_shared_out_of_bounds
-    bug_shared_static_out_of_bounds bug_uninitialized bug_byte_tile_race)
+    bug_shared_static_out_of_bounds bug_uninitialized bug_byte_tile_race bug_tile_race)
 
 setup_file() {
     export BIN="$BATS_FILE_TMPDIR/bin"
@@ -89,6 +90,21 @@ require_built() {
         assert_line --regexp "^cuda-emu: data race on shared memory in kernel left_sum_bytes, block \([0-7],0,0\):$"
         assert_line --regexp "^cuda-emu:   thread \([0-9]+,0,0\) writes at tests/emu/bug_byte_tile_race.cu:$write$"
         assert_line --regexp "^cuda-emu:   thread \([0-9]+,0,0\) reads at tests/emu/bug_byte_tile_race.cu:$read$"
+    done
+}
+
+@test "a read after a tile's sync() of what the block's other tile wrote is named: the sync orders its own tile only" {
+    require_built bug_tile_race
+    local write read
+    write=$(line_of "$REPO/tests/emu/bug_tile_race.cu" "values[threadIdx.x] = 3 * threadIdx.x")
+    read=$(line_of "$REPO/tests/emu/bug_tile_race.cu" "out[threadIdx.x] = values[")
+    for order in forward reverse random:7; do
+        CUDA_EMU_ORDER=$order run "$BIN/bug_tile_race"
+        assert_failure 1
+        assert_line "cuda-emu: data race on shared memory in kernel swap_halves, block (0,0,0):"
+        assert_line --regexp "^cuda-emu:   thread \([0-9]+,0,0\) writes at tests/emu/bug_tile_race.cu:$write$"
+        assert_line --regexp "^cuda-emu:   thread \([0-9]+,0,0\) reads at tests/emu/bug_tile_race.cu:$read$"
+        refute_output --partial "PASS"
     done
 }
 

@@ -114,6 +114,7 @@ struct SanitizeState {
     uint32_t block_serial;    // which block, of all this worker ran
     uint32_t block_epoch;     // __syncthreads completed in this block so far
     uint32_t warp_epoch[max_threads_per_block / 32];  // warp barriers completed, per warp
+    uint32_t tile_barriers;   // syncs of tiles of more than 32 threads completed in this block
 };
 extern __thread SanitizeState sanitize_state;
 extern bool sanitize_enabled;  // set when the program was compiled with emucc --sanitize
@@ -122,6 +123,9 @@ constexpr size_t sanitize_red_zone = 4096;
 void sanitize_block_start(char* dynamic_base, size_t dynamic_bytes);
 void sanitize_block_end();
 void sanitize_mark_atomic(void* address, size_t size);
+// A cooperative_groups tile of more than 32 threads, `count` warps from `first_warp`, has passed its
+// sync(): what its threads did before is ordered before what they do after.
+void sanitize_tile_barrier(unsigned first_warp, unsigned count);
 // Device allocations, for reads of global memory nobody wrote: tracked from cudaMalloc to
 // cudaFree; copies and memsets into them count as writes.
 void sanitize_track(const void* start, size_t size, const char* file, int line);

@@ -18,7 +18,8 @@
 // (block_epoch, counted by the scheduler at every __syncthreads) and the warp generation (warp
 // barriers: __syncwarp, shuffles, votes) it happened in. Two accesses to one word by different
 // threads, at least one a write, in the same barrier generation are a race: nothing ordered
-// them, and on a GPU the result depends on timing. Entries carry the block's serial number, so
+// them, and on a GPU the result depends on timing. Between warps, the sync() of a
+// cooperative_groups tile of more than 32 threads orders them too, if both warps are in the tile. Entries carry the block's serial number, so
 // nothing needs clearing between blocks.
 #include <dlfcn.h>
 #include <link.h>
@@ -47,6 +48,7 @@ struct Access {
     uint32_t block_serial;
     uint32_t block_epoch;
     uint32_t warp_epoch;
+    uint32_t tile_barrier;  // the block's tile syncs completed before it (SanitizeState::tile_barriers)
     uint16_t thread;
     uint8_t bytes;  // which of the word's four bytes it touched, as bits: 0xF for the whole word
 };
@@ -98,6 +100,10 @@ const Extent* extent_at(const char* a) {
         if (a >= e.start && a < e.start + e.size) return &e;
     return nullptr;
 }
+
+// For every two warps of the running block, the last sync() of a tile of more than 32 threads
+// that held both, numbered as SanitizeState::tile_barriers counts them (0: none).
+thread_local uint32_t last_tile_barrier[max_threads_per_block / 32][max_threads_per_block / 32];
 
 // Per worker thread: the program's TLS segment (static __shared__) and the dynamic buffer.
 thread_local Region static_region, dynamic_region;
@@ -319,14 +325,17 @@ void check_global(const char* a, size_t size, bool writes, const void* pc) {
 // ---- The check ----------------------------------------------------------------------------------
 
 // True when nothing orders the earlier access before the current thread's: same block, same
-// barrier generation, and, within one warp, no warp barrier since.
+// barrier generation, and, within one warp, no warp barrier since; between warps, no sync() since
+// of a tile that holds both.
 bool unordered(const Access& earlier, bool* same_warp) {
     const SanitizeState& s = sanitize_state;
     if (!earlier.pc || earlier.block_serial != s.block_serial || earlier.thread == s.thread ||
         earlier.block_epoch != s.block_epoch)
         return false;
     *same_warp = earlier.thread / 32 == s.thread / 32;
-    return !*same_warp || earlier.warp_epoch == s.warp_epoch[s.thread / 32];
+    if (!*same_warp)
+        return last_tile_barrier[earlier.thread / 32][s.thread / 32] <= earlier.tile_barrier;
+    return earlier.warp_epoch == s.warp_epoch[s.thread / 32];
 }
 
 // An earlier access that nothing orders before this one and that touched some of its bytes.
@@ -336,8 +345,8 @@ bool conflicts(const Access& earlier, uint8_t bytes, bool* same_warp) {
 
 void check_word(Word& word, bool writes, const void* pc, uint8_t bytes) {
     const SanitizeState& s = sanitize_state;
-    Access now{pc, s.block_serial, s.block_epoch, s.warp_epoch[s.thread / 32], (uint16_t)s.thread,
-               bytes};
+    Access now{pc, s.block_serial, s.block_epoch, s.warp_epoch[s.thread / 32], s.tile_barriers,
+               (uint16_t)s.thread, bytes};
     bool same_warp = false;
     if (conflicts(word.write, bytes, &same_warp)) race(word.write, true, now, writes, same_warp);
     if (conflicts(word.other_write, bytes, &same_warp))
@@ -355,7 +364,7 @@ void check_word(Word& word, bool writes, const void* pc, uint8_t bytes) {
     }
     if (word.written_serial != s.block_serial && !uninitialized_read.pc)
         uninitialized_read =
-            Access{pc, s.block_serial, s.block_epoch, 0, (uint16_t)s.thread, bytes};
+            Access{pc, s.block_serial, s.block_epoch, 0, 0, (uint16_t)s.thread, bytes};
     if (word.read.block_serial == s.block_serial && word.read.thread != now.thread &&
         word.read.block_epoch == now.block_epoch)
         word.other_read = word.read;
@@ -428,6 +437,14 @@ void shared_extent_here(const void* start, size_t size, const char* name) {
     extents.push_back(Extent{a, size, name});
 }
 
+void sanitize_tile_barrier(unsigned first_warp, unsigned count) {
+    uint32_t number = ++sanitize_state.tile_barriers;
+    for (unsigned a = first_warp; a < first_warp + count; a++) {
+        sanitize_state.warp_epoch[a]++;  // it orders the lanes of each of its warps as well
+        for (unsigned b = first_warp; b < first_warp + count; b++) last_tile_barrier[a][b] = number;
+    }
+}
+
 // Called by the scheduler when a block's threads have all finished.
 void sanitize_block_end() {
     if (warp_race.pending) {
@@ -443,6 +460,8 @@ void sanitize_block_start(char* dynamic_base, size_t dynamic_bytes) {
     if (sanitize_state.block_serial == 0) sanitize_state.block_serial = 1;  // 0 means "never"
     sanitize_state.block_epoch = 0;
     memset(sanitize_state.warp_epoch, 0, sizeof sanitize_state.warp_epoch);
+    if (sanitize_state.tile_barriers) memset(last_tile_barrier, 0, sizeof last_tile_barrier);
+    sanitize_state.tile_barriers = 0;
     if (dynamic_region.start != dynamic_base || dynamic_region.size != dynamic_bytes) {
         dynamic_region.start = dynamic_base;
         dynamic_region.size = dynamic_bytes;

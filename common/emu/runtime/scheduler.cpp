@@ -16,6 +16,10 @@
 //     A stack whose thread has finished starts the next unstarted thread or is given back.
 //   - If no thread can run and the block is not finished, the block is deadlocked on a GPU too
 //     (a barrier some threads never reach); we report it instead of hanging.
+//   - Which lanes of a warp run together (coalesced_threads(), __activemask()) is no fixed thing
+//     here, as lanes run one at a time. A lane that asks waits until every other lane of its warp
+//     has arrived at the same place or stopped elsewhere (at a barrier, or at its end): the lanes
+//     that arrived together are its group. Inside an if, that is the lanes that took the branch.
 // All bookkeeping lives in the Block, not in local variables, so any stack can pick up the work.
 #include <algorithm>
 #include <atomic>
@@ -46,7 +50,10 @@ __thread char* dynamic_shared_base;
 
 namespace {
 
-enum ThreadState : uint8_t { RUNNING, READY, AT_BLOCK_BARRIER, AT_WARP_OP, FINISHED };
+// UNSTARTED, RUNNING and READY threads will still run before they next wait; the AT_ states wait.
+enum ThreadState : uint8_t {
+    UNSTARTED, RUNNING, READY, AT_BLOCK_BARRIER, AT_WARP_OP, AT_TILE_BARRIER, AT_CONVERGE, FINISHED
+};
 
 // One cache line per thread: a switch touches the line of the thread it resumes.
 struct alignas(64) GpuThread {
@@ -69,6 +76,14 @@ struct Stack {
 
 struct Grid;
 
+// A tile of more than 32 threads at its sync(): how many of its threads have arrived, and how many
+// of those passed a non-zero predicate (for the tile's any() and all()).
+struct TileBarrier {
+    uint16_t arrived, count;
+};
+// Tiles of 64, 128, 256, 512 and 1024 threads: one size class each.
+constexpr int tile_size_classes = 5;
+
 struct Block {
     void (*body)(void*);
     void* closure;
@@ -81,6 +96,8 @@ struct Block {
     unsigned next_start, finished, at_barrier;
     uint32_t warp_waiting[max_threads_per_block / 32];
     uint32_t warp_lanes[max_threads_per_block / 32];  // lanes that exist (the last warp may be partial)
+    uint32_t converging[max_threads_per_block / 32];  // lanes waiting in converged_lanes
+    TileBarrier tile_barriers[tile_size_classes][max_threads_per_block / 64];
     uint16_t ready[max_threads_per_block];            // ring buffer of threads ready to resume
     unsigned ready_head, ready_count;
     int current;  // the thread running now
@@ -186,6 +203,49 @@ int pop_ready(Block* b) {
     return t;
 }
 
+// Makes the listed threads ready, in the order CUDA_EMU_ORDER asks for.
+void push_all_ready(Block* b, uint16_t* list, unsigned count) {
+    if (settings().order == Order::reverse) std::reverse(list, list + count);
+    if (settings().order == Order::random) shuffle(list, count, b->rng);
+    for (unsigned k = 0; k < count; k++) push_ready(b, list[k]);
+}
+
+// Lanes of `warp` wait in converged_lanes (coalesced_threads(), __activemask()) until no other lane
+// of the warp can still arrive: when none is unstarted, running or ready, each waiting lane learns
+// which lanes wait at its own place (file and line), and all of them resume.
+__attribute__((noinline)) void release_converged(Block* b, int warp) {
+    uint32_t lanes = b->warp_lanes[warp];
+    for (int lane = 0; lane < 32; lane++) {
+        uint8_t state = b->threads[warp * 32 + lane].state;
+        if ((lanes >> lane) & 1 && (state == UNSTARTED || state == RUNNING || state == READY)) return;
+    }
+    uint32_t waiting = b->converging[warp];
+    b->converging[warp] = 0;
+    uint16_t list[32];
+    unsigned count = 0;
+    for (int lane = 0; lane < 32; lane++) {
+        if (!((waiting >> lane) & 1)) continue;
+        GpuThread& self = b->threads[warp * 32 + lane];
+        uint32_t together = 0;
+        for (int other = 0; other < 32; other++) {
+            const GpuThread& t = b->threads[warp * 32 + other];
+            if ((waiting >> other) & 1 && t.line == self.line &&
+                (t.file == self.file || strcmp(t.file, self.file) == 0))
+                together |= 1u << other;
+        }
+        self.result = together;
+        list[count++] = (uint16_t)(warp * 32 + lane);
+    }
+    push_all_ready(b, list, count);
+}
+
+// The current thread stops running (it waits, or it has finished): lanes of its warp waiting in
+// converged_lanes may have been waiting for it.
+inline void note_lane_stopped(Block* b) {
+    int warp = b->current / 32;
+    if (b->converging[warp]) release_converged(b, warp);
+}
+
 void make_current(Block* b, int t) {
     b->threads[t].state = RUNNING;
     b->current = t;
@@ -206,6 +266,7 @@ void run_threads(Block* b, Stack* stack) {
             b->threads[b->current].state = FINISHED;
             b->finished++;
             note_progress();
+            note_lane_stopped(b);
             continue;
         }
         if (b->finished == b->thread_count) {
@@ -244,6 +305,7 @@ __attribute__((noinline)) void start_on_fresh_stack(Block* b, GpuThread& self) {
 // The running thread has recorded why it waits; give the CPU to someone else until it is resumed.
 inline __attribute__((always_inline)) void wait_here(Block* b) {
     GpuThread& self = b->threads[b->current];
+    note_lane_stopped(b);
     if (b->ready_count > 0) {
         int next = pop_ready(b);
         if (next == b->current) {
@@ -274,10 +336,13 @@ const char* op_name(const GpuThread& t) {
                                       "__syncthreads_or", "grid.sync()"};
         return names[t.op];
     }
+    if (t.state == AT_TILE_BARRIER) return "the sync() of a tile of more than 32 threads";
+    if (t.state == AT_CONVERGE) return "coalesced_threads() or __activemask()";
     static const char* names[] = {"__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
                                   "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync",
                                   "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
-                                  "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"};
+                                  "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync",
+                                  "__match_any_sync", "__match_all_sync"};
     return names[t.op];
 }
 
@@ -305,7 +370,7 @@ const char* op_name(const GpuThread& t) {
         format_index(thread_text, sizeof thread_text, first.index);
         if (first.state == FINISHED)
             report("  %u thread(s) returned from the kernel (first: thread %s)", same, thread_text);
-        else if (first.state == AT_BLOCK_BARRIER)
+        else if (first.state != AT_WARP_OP)
             report("  %u thread(s) wait at %s at %s:%d (first: thread %s)", same, op_name(first),
                    first.file, first.line, thread_text);
         else
@@ -313,8 +378,9 @@ const char* op_name(const GpuThread& t) {
                    op_name(first), first.file, first.line, first.mask, thread_text);
     }
     if (b->finished > 0)
-        report("every thread of a block must reach each __syncthreads (and every lane named in a "
-               "warp operation's mask must reach it); a thread that returns early never arrives.");
+        report("every thread of a block must reach each __syncthreads (every lane named in a "
+               "warp operation's mask must reach it, and every thread of a tile its sync()); a "
+               "thread that returns early never arrives.");
     else
         report("the threads wait for partners that wait somewhere else: a barrier inside a "
                "condition that is not the same for all threads involved.");
@@ -391,7 +457,7 @@ uint64_t lane_result(const Block* b, int warp, uint32_t group, int lane) {
         // A lane outside the group did not offer a value; CUDA leaves the result undefined.
         return (group >> source) & 1 ? b->threads[warp * 32 + source].value : self.value;
     }
-    uint64_t ballot = 0;
+    uint64_t ballot = 0, same = 0;  // same: the lanes whose value equals this lane's
     int64_t sum = 0, low = INT64_MAX, high = INT64_MIN;
     uint64_t all_and = ~0ull, all_or = 0, all_xor = 0;
     for (int l = 0; l < 32; l++) {
@@ -400,6 +466,7 @@ uint64_t lane_result(const Block* b, int warp, uint32_t group, int lane) {
         bool is_signed = t.arg != 0;
         int64_t v = is_signed ? (int64_t)(int32_t)t.value : (int64_t)(uint32_t)t.value;
         ballot |= (uint64_t)(t.value != 0) << l;
+        same |= (uint64_t)(t.value == self.value) << l;
         sum += v;
         low = std::min(low, v);
         high = std::max(high, v);
@@ -417,6 +484,8 @@ uint64_t lane_result(const Block* b, int warp, uint32_t group, int lane) {
         case WARP_REDUCE_AND: return all_and;
         case WARP_REDUCE_OR: return all_or;
         case WARP_REDUCE_XOR: return all_xor;
+        case WARP_MATCH_ANY: return same;
+        case WARP_MATCH_ALL: return same == group ? group : 0;
         default: return 0;
     }
 }
@@ -430,9 +499,22 @@ void release_warp(Block* b, int warp, uint32_t group) {
     unsigned count = 0;
     for (int lane = 0; lane < 32; lane++)
         if ((group >> lane) & 1) lanes[count++] = (uint16_t)(warp * 32 + lane);
-    if (settings().order == Order::reverse) std::reverse(lanes, lanes + count);
-    if (settings().order == Order::random) shuffle(lanes, count, b->rng);
-    for (unsigned k = 0; k < count; k++) push_ready(b, lanes[k]);
+    push_all_ready(b, lanes, count);
+}
+
+// ---- Tiles of more than 32 threads --------------------------------------------------------------
+
+// The last thread of a tile has arrived at its sync(): every thread of the tile resumes, with the
+// count of predicates.
+void release_tile(Block* b, unsigned first, unsigned members, TileBarrier& tile) {
+    if (sanitize_state.in_block) sanitize_tile_barrier(first / 32, (members + 31) / 32);
+    uint16_t list[max_threads_per_block];
+    for (unsigned k = 0; k < members; k++) {
+        b->threads[first + k].result = tile.count;
+        list[k] = (uint16_t)(first + k);
+    }
+    tile = TileBarrier{0, 0};
+    push_all_ready(b, list, members);
 }
 
 }  // namespace
@@ -484,15 +566,40 @@ uint64_t warp_barrier(const char* file, int line, int op, unsigned mask, uint64_
     return self.result;
 }
 
-unsigned active_mask() {
-    Block* b = current_block("__activemask");
-    int warp = b->current / 32;
-    unsigned mask = 0;
-    for (int lane = 0; lane < 32; lane++) {
-        unsigned t = (unsigned)(warp * 32 + lane);
-        if (t < b->thread_count && b->threads[t].state != FINISHED) mask |= 1u << lane;
-    }
-    return mask;
+int tile_barrier(const char* file, int line, int size, int predicate) {
+    Block* b = current_block("a tile's sync()");
+    if (size < 64 || size > max_threads_per_block || (size & (size - 1)) != 0)
+        fatal("a tile of %d threads: tiles of more than 32 threads have 64, 128, 256, 512 or 1024", size);
+    int me = b->current;
+    GpuThread& self = b->threads[me];
+    self.state = AT_TILE_BARRIER;
+    self.file = file;
+    self.line = line;
+    self.op = 0;
+    self.arg = size;
+    note_progress();
+    // The tile: `size` threads from a multiple of `size`, fewer if the block ends first.
+    unsigned first = (unsigned)me & ~(unsigned)(size - 1);
+    unsigned members = std::min((unsigned)size, b->thread_count - first);
+    TileBarrier& tile = b->tile_barriers[__builtin_ctz((unsigned)size) - 6][first / size];
+    tile.count += predicate != 0;
+    if (++tile.arrived == members) release_tile(b, first, members, tile);
+    wait_here(b);
+    return (int)self.result;
+}
+
+unsigned converged_lanes(const char* file, int line) {
+    Block* b = current_block("coalesced_threads() and __activemask()");
+    int me = b->current;
+    GpuThread& self = b->threads[me];
+    self.state = AT_CONVERGE;
+    self.file = file;
+    self.line = line;
+    self.op = 0;
+    note_progress();
+    b->converging[me / 32] |= 1u << (me % 32);
+    wait_here(b);  // release_converged resumes it, with its group as result
+    return (unsigned)self.result;
 }
 
 Location current_location() {
@@ -624,6 +731,9 @@ void run_block(Worker* w, const Grid& grid, uint64_t linear) {
     b->barrier_mismatch = false;
     b->ready_head = b->ready_count = 0;
     std::memset(b->warp_waiting, 0, sizeof b->warp_waiting);
+    std::memset(b->converging, 0, sizeof b->converging);
+    std::memset(b->tile_barriers, 0, sizeof b->tile_barriers);
+    for (unsigned t = 0; t < b->thread_count; t++) b->threads[t].state = UNSTARTED;
     if (settings().order == Order::random) {
         // Seeded per block, so a run is reproducible whichever worker gets which block.
         b->rng = settings().seed * 0x9e3779b97f4a7c15ull + linear;

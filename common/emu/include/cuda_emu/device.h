@@ -76,13 +76,19 @@ enum BlockReduce { REDUCE_NONE, REDUCE_COUNT, REDUCE_AND, REDUCE_OR, GRID_SYNC }
 enum WarpOp {
     WARP_SYNC, WARP_SHFL, WARP_SHFL_UP, WARP_SHFL_DOWN, WARP_SHFL_XOR,
     WARP_BALLOT, WARP_ANY, WARP_ALL, WARP_REDUCE_ADD, WARP_REDUCE_MIN, WARP_REDUCE_MAX,
-    WARP_REDUCE_AND, WARP_REDUCE_OR, WARP_REDUCE_XOR
+    WARP_REDUCE_AND, WARP_REDUCE_OR, WARP_REDUCE_XOR, WARP_MATCH_ANY, WARP_MATCH_ALL
 };
 
 int block_barrier(const char* file, int line, int reduce, int predicate);
 uint64_t warp_barrier(const char* file, int line, int op, unsigned mask, uint64_t value, int arg,
                       int width);
-unsigned active_mask();
+// The lanes of the calling thread's warp that arrive at this place (file and line) together: it
+// waits until each other lane of its warp has arrived here too or stopped elsewhere (at a barrier,
+// a warp operation, or its end). What __activemask() and coalesced_threads() return.
+unsigned converged_lanes(const char* file, int line);
+// The sync() of a cooperative_groups tile of `size` threads, 64 to 1024: the calling thread's tile
+// is the `size` threads from a multiple of `size`. Returns how many passed a non-zero predicate.
+int tile_barrier(const char* file, int line, int size, int predicate);
 bool cooperative_launch();  // whether the running kernel was started by cudaLaunchCooperativeKernel
 
 template <class T>
@@ -125,7 +131,9 @@ T warp_shuffle(const char* file, int line, int op, unsigned mask, T value, int a
     ((int)::cuda_emu::warp_barrier(__FILE__, __LINE__, ::cuda_emu::WARP_ANY, mask, (p) != 0, 0, 32))
 #define __all_sync(mask, p) \
     ((int)::cuda_emu::warp_barrier(__FILE__, __LINE__, ::cuda_emu::WARP_ALL, mask, (p) != 0, 0, 32))
-#define __activemask() ::cuda_emu::active_mask()
+#define __activemask() ::cuda_emu::converged_lanes(__FILE__, __LINE__)
+#define __match_any_sync(mask, v) ::cuda_emu::warp_match(__FILE__, __LINE__, mask, v)
+#define __match_all_sync(mask, v, pred) ::cuda_emu::warp_match(__FILE__, __LINE__, mask, v, pred)
 #define __reduce_add_sync(mask, v) ::cuda_emu::warp_reduce(__FILE__, __LINE__, ::cuda_emu::WARP_REDUCE_ADD, mask, v)
 #define __reduce_min_sync(mask, v) ::cuda_emu::warp_reduce(__FILE__, __LINE__, ::cuda_emu::WARP_REDUCE_MIN, mask, v)
 #define __reduce_max_sync(mask, v) ::cuda_emu::warp_reduce(__FILE__, __LINE__, ::cuda_emu::WARP_REDUCE_MAX, mask, v)
@@ -139,6 +147,20 @@ struct SyncWarp {
     int line;
     void operator()(unsigned mask = 0xffffffffu) const { warp_barrier(file, line, WARP_SYNC, mask, 0, 0, 32); }
 };
+// __match_any_sync: the lanes of the mask whose value equals the caller's. __match_all_sync: the
+// whole mask if all values are equal (and *pred = 1), else 0 (and *pred = 0). For 4- and 8-byte
+// types (int, unsigned, long long, float, double, ...), as in CUDA.
+template <class T>
+unsigned warp_match(const char* file, int line, unsigned mask, T value, int* all_equal = nullptr) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "__match_any_sync and __match_all_sync take "
+                  "4- and 8-byte types (int, unsigned, long long, float, double), as in CUDA");
+    uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    int op = all_equal ? WARP_MATCH_ALL : WARP_MATCH_ANY;
+    unsigned lanes = (unsigned)warp_barrier(file, line, op, mask, bits, 0, 32);
+    if (all_equal) *all_equal = lanes != 0;
+    return lanes;
+}
 // __reduce_*_sync exist for int and unsigned; the sign decides how min and max compare.
 template <class T>
 T warp_reduce(const char* file, int line, int op, unsigned mask, T value) {
