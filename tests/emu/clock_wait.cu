@@ -9,8 +9,10 @@
 static const char* test_name = "clock_wait";
 
 __global__ void wait_cycles(long long cycles, long long* waited_clock, long long* waited_clock64) {
-    clock_t start = clock();
+    // clock64's span starts first and ends last, so it holds clock's span: a thread switched out
+    // between the two reads (on a loaded machine) cannot make clock64 see fewer cycles
     long long start64 = clock64();
+    clock_t start = clock();
     while ((long long)(clock() - start) < cycles) {
     }
     *waited_clock = (long long)(clock() - start);
