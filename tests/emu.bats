@@ -119,6 +119,10 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order stream_query
 }
 
+@test "CUDA graphs: captured launches keep their arguments, nodes run in dependency order, misuse fails" {
+    run_in_every_order graphs
+}
+
 @test "bit and math intrinsics give CUDA's values, and printf works inside a kernel" {
     for order in forward reverse random:12345; do
         built intrinsics
