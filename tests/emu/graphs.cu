@@ -155,11 +155,11 @@ static void build_by_hand(int* d_data, cudaStream_t stream) {
     CHECK(cudaGraphAddMemsetNode(&memset_node, graph, &a, 1, &memset_params));
     CHECK(cudaGraphAddHostNode(&b, graph, nullptr, 0, &host_b));
     cudaGraphNode_t from[] = {kernel, memset_node}, to[] = {b, b};
-    expect_error(cudaGraphAddDependencies(graph, from, from, 1), cudaErrorInvalidValue,
+    expect_error(cudaGraphAddDependencies(graph, from, from, nullptr, 1), cudaErrorInvalidValue,
                  "a dependency of a node on itself");
-    CHECK(cudaGraphAddDependencies(graph, from, to, 2));
+    CHECK(cudaGraphAddDependencies(graph, from, to, nullptr, 2));
     // memset then kernel, in that order: 7 + 5, then doubled by the child graph, then copied out
-    CHECK(cudaGraphAddDependencies(graph, &memset_node, &kernel, 1));
+    CHECK(cudaGraphAddDependencies(graph, &memset_node, &kernel, nullptr, 1));
 
     cudaGraphNode_t doubled;
     void* scale_args[] = {&d_data, &value, &count};
@@ -182,7 +182,7 @@ static void build_by_hand(int* d_data, cudaStream_t stream) {
     EXPECT(count_roots == 1 && roots[0] == a, "%zu root nodes, expected node a alone", count_roots);
 
     cudaGraphExec_t exec;
-    CHECK(cudaGraphInstantiate(&exec, graph, nullptr, nullptr, 0));  // the CUDA 11 form
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
     CHECK(cudaGraphLaunch(exec, stream));
     CHECK(cudaStreamSynchronize(stream));
     EXPECT(strcmp(trace, "ab") == 0, "host nodes ran as \"%s\", expected \"ab\"", trace);

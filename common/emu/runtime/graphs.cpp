@@ -630,6 +630,15 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
     return cudaSuccess;
 }
 
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, const cudaGraphEdgeData* edges,
+                                     size_t count) {
+    static const cudaGraphEdgeData plain = {};
+    for (size_t i = 0; edges && i < count; i++)
+        if (memcmp(&edges[i], &plain, sizeof plain) != 0) return fail(cudaErrorNotSupported);
+    return cudaGraphAddDependencies(graph, from, to, count);
+}
+
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 struct cudaGraphExecUpdateResultInfo* info) {
     if (!exec || !graph) return fail(cudaErrorInvalidValue);

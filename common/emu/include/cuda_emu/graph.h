@@ -147,9 +147,19 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCapture
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphNode_t* error_node,
                                  char* log, size_t log_size);
-// Edges from[i] -> to[i]: to[i] runs after from[i].
+// Edges from[i] -> to[i]: to[i] runs after from[i]. The CUDA 13 form takes edge data too, which
+// only ports of programmatic dependent launch would use: null or all-zero edges only.
+struct cudaGraphEdgeData {
+    unsigned char from_port;
+    unsigned char to_port;
+    unsigned char type;
+    unsigned char reserved[5];
+};
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
                                      const cudaGraphNode_t* to, size_t count);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, const cudaGraphEdgeData* edges,
+                                     size_t count);
 // Copies the parameters of `graph`'s nodes into `exec` when both have the same nodes, of the same
 // types, in the same order, with the same dependencies; otherwise cudaErrorGraphExecUpdateFailure.
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
