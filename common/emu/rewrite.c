@@ -21,7 +21,7 @@
  *      the C++ standard library writes __attribute__((__noinline__)), which the macro would break.
  *   4. After each kernel (__global__ function, not a template) declared or defined at namespace
  *      scope, on the same line:
- *        [[maybe_unused]] static const bool cuda_emu_kernel_N =
+ *        [[maybe_unused]] static const bool CUDA_EMU_NOTED_KERNEL(__COUNTER__) =
  *            ::cuda_emu::note_kernel_at_startup<void(PARAMETERS)>(name);
  *      which tells the runtime the kernel's parameter types when the program starts, so that a
  *      kernel reached only as (void*)kernel (cudaGraphAddKernelNode, cudaLaunchKernel) can be
@@ -398,7 +398,6 @@ static size_t register_static_shared(size_t pos) {
 }
 
 /* ---- Rewrite 4: noting kernels at startup --------------------------------------------------- */
-static int kernels_noted;
 
 /* 1 when pos lies on a preprocessor line (a macro definition, say), counting continued lines. */
 static int in_directive(size_t pos) {
@@ -476,9 +475,10 @@ static char *kernel_registration(size_t pos, int at_namespace_scope) {
     if (i >= src_len) { free(params); return NULL; }
     params[len] = 0;
     char *text = malloc(len + 2 * (name_end - name_start) + 200);
-    sprintf(text, " [[maybe_unused]] static const bool cuda_emu_kernel_%d = "
+    /* __COUNTER__ names it: a rewritten header included into a .cu counts from 0 too. */
+    sprintf(text, " [[maybe_unused]] static const bool CUDA_EMU_NOTED_KERNEL(__COUNTER__) = "
                   "::cuda_emu::note_kernel_at_startup<void(%s)>(%.*s);",
-            kernels_noted++, params, (int)(name_end - name_start), src + name_start);
+            params, (int)(name_end - name_start), src + name_start);
     free(params);
     return text;
 }

@@ -142,6 +142,8 @@ void note_kernel(void (*kernel)(Params...)) {
 
 // What the rewriter puts after each kernel definition: Function is the kernel's type, written out
 // from its parameter list, which picks the right one of overloaded kernels.
+#define CUDA_EMU_PASTE(a, b) a##b
+#define CUDA_EMU_NOTED_KERNEL(n) CUDA_EMU_PASTE(cuda_emu_noted_kernel_, n)
 template <class Function>
 bool note_kernel_at_startup(Function* kernel) {
     note_kernel(kernel);
