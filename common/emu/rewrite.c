@@ -8,16 +8,25 @@
  *
  *   1. Kernel launches. `name<<<grid, block[, shared_bytes[, stream]]>>>(args)` becomes
  *        ::cuda_emu::launch(::cuda_emu::config(grid, block...), "name",
- *                           [&](auto&&... cuda_emu_args) { name(cuda_emu_args...); }, args)
+ *                           [=](auto&&... cuda_emu_args) { name(cuda_emu_args...); }, args)
  *      The kernel name may be templated (reduce<float, 256>) or qualified (ns::kernel), and the
- *      configuration may span lines.
+ *      configuration may span lines. The lambda captures by value: a launch captured into a CUDA
+ *      graph keeps it, and so whatever it names (a kernel pointer in a local variable), after
+ *      the launching function has returned.
  *   2. `extern __shared__ T name[];` (dynamic shared memory, sized at launch; `extern T __shared__
  *      name[]` too) becomes a pointer to the running block's buffer:
  *      `T *const name = (decltype(+name))...;`; with more dimensions (`T name[][N]`), a pointer
  *      to rows of N.
  *   3. The keyword `__noinline__` becomes `__attribute__((noinline))`. It cannot be a macro:
  *      the C++ standard library writes __attribute__((__noinline__)), which the macro would break.
- *   4. With --sanitize (emucc --sanitize passes it as a fifth argument): around each static
+ *   4. After each kernel (__global__ function, not a template) declared or defined at namespace
+ *      scope, on the same line:
+ *        [[maybe_unused]] static const bool CUDA_EMU_NOTED_KERNEL(__COUNTER__) =
+ *            ::cuda_emu::note_kernel_at_startup<void(PARAMETERS)>(name);
+ *      which tells the runtime the kernel's parameter types when the program starts, so that a
+ *      kernel reached only as (void*)kernel (cudaGraphAddKernelNode, cudaLaunchKernel) can be
+ *      called with its arguments. The parameter list is written out, so overloads are told apart.
+ *   5. With --sanitize (emucc --sanitize passes it as a fifth argument): around each static
  *      `__shared__` declaration inside a function, small unused gaps, and calls that tell the
  *      checks where each variable and gap lies, so that an access running past a __shared__
  *      array into a gap is told from one inside it. (Registration is a call, not a
@@ -216,7 +225,7 @@ static size_t rewrite_launch(size_t pos) {
         if (name[k] == '"' || name[k] == '\\') emit("\\", 1);
         emit(name + k, 1);
     }
-    emit_str("\", [&](auto&&... cuda_emu_args) { ");
+    emit_str("\", [=](auto&&... cuda_emu_args) { ");
     emit_str(name);
     emit_str("(cuda_emu_args...); }");
     if (!no_arguments) emit_str(", ");
@@ -388,6 +397,92 @@ static size_t register_static_shared(size_t pos) {
     return end + 1;
 }
 
+/* ---- Rewrite 4: noting kernels at startup --------------------------------------------------- */
+
+/* 1 when pos lies on a preprocessor line (a macro definition, say), counting continued lines. */
+static int in_directive(size_t pos) {
+    size_t start = pos;
+    for (;;) {
+        while (start > 0 && src[start - 1] != '\n') start--;
+        if (start >= 2 && src[start - 2] == '\\') { start -= 2; continue; }
+        break;
+    }
+    while (start < pos && is_space(src[start])) start++;
+    return src[start] == '#';
+}
+
+/* src[pos] starts the word __global__. Returns the registration to emit after the declaration
+ * ends (malloc'ed), or NULL when there is none to make: a template, a class member, a macro. */
+static char *kernel_registration(size_t pos, int at_namespace_scope) {
+    if (!at_namespace_scope || in_directive(pos)) return NULL;
+    /* `template <...>` before, since the end of the previous declaration? */
+    size_t back = out_len;
+    while (back > 0 && !strchr(";{}", out[back - 1])) back--;
+    for (size_t k = back; k + 8 <= out_len; k++)
+        if (strncmp(out + k, "template", 8) == 0) return NULL;
+    /* The name is the identifier (or ns::name) before the first '(' that is not
+     * __launch_bounds__(...) or another attribute's. */
+    size_t i = pos + 10, open = 0;
+    while (i < src_len && !strchr(";{", src[i])) {
+        size_t skipped = skip_literal(i);
+        if (skipped != i) { i = skipped; continue; }
+        if (src[i] == '(') {
+            size_t e = i;
+            while (e > pos && is_space(src[e - 1])) e--;
+            size_t b = e;
+            while (b > pos && (is_ident_char(src[b - 1]) || src[b - 1] == ':')) b--;
+            if (b == e) return NULL;
+            if (!(e - b == 17 && strncmp(src + b, "__launch_bounds__", 17) == 0) &&
+                !(e - b == 13 && strncmp(src + b, "__attribute__", 13) == 0)) {
+                open = i;
+                break;
+            }
+            int depth = 0;  /* skip the attribute's arguments */
+            do {
+                if (src[i] == '(') depth++;
+                if (src[i] == ')') depth--;
+                i++;
+            } while (i < src_len && depth > 0);
+            continue;
+        }
+        i++;
+    }
+    if (!open) return NULL;
+    size_t name_end = open;
+    while (name_end > pos && is_space(src[name_end - 1])) name_end--;
+    size_t name_start = name_end;
+    while (name_start > pos && (is_ident_char(src[name_start - 1]) || src[name_start - 1] == ':')) name_start--;
+    /* The parameter list, on one line, without comments or default arguments. */
+    size_t cap = 256 + 2 * (name_end - name_start), len = 0;
+    int depth = 0, in_default = 0;
+    char *params = malloc(cap);
+    for (i = open + 1; i < src_len; i++) {
+        size_t skipped = skip_literal(i);
+        if (skipped != i && (src[i] == '/')) { i = skipped - 1; continue; }
+        char c = src[i];
+        if (c == '(' || c == '[' || c == '<' || c == '{') depth++;
+        if (c == ')' || c == ']' || c == '>' || c == '}') {
+            if (depth == 0 && c == ')') break;
+            depth--;
+        }
+        if (depth == 0 && c == '=') in_default = 1;
+        if (depth == 0 && c == ',') in_default = 0;
+        if (in_default) continue;
+        if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+        if (len + 2 >= cap) params = realloc(params, cap *= 2);
+        params[len++] = c;
+    }
+    if (i >= src_len) { free(params); return NULL; }
+    params[len] = 0;
+    char *text = malloc(len + 2 * (name_end - name_start) + 200);
+    /* __COUNTER__ names it: a rewritten header included into a .cu counts from 0 too. */
+    sprintf(text, " [[maybe_unused]] static const bool CUDA_EMU_NOTED_KERNEL(__COUNTER__) = "
+                  "::cuda_emu::note_kernel_at_startup<void(%s)>(%.*s);",
+            params, (int)(name_end - name_start), src + name_start);
+    free(params);
+    return text;
+}
+
 /* ---- Main scan -------------------------------------------------------------------------------- */
 int main(int argc, char **argv) {
     int sanitize = argc == 5 && strcmp(argv[4], "--sanitize") == 0;
@@ -420,6 +515,10 @@ int main(int argc, char **argv) {
      * extern __shared__ declaration sits inside a function or at namespace scope. */
     char brace_is_namespace[1024];
     int brace_depth = 0, next_brace_is_namespace = 0;
+    /* A kernel's registration waits for the end of its declaration: the ';' or the body's '}'
+     * at the brace depth where __global__ stood. */
+    char *pending_registration = NULL;
+    int registration_depth = 0;
 
     size_t i = 0;
     while (i < src_len) {
@@ -449,6 +548,11 @@ int main(int argc, char **argv) {
                 }
                 if (src[next] == '"') next_brace_is_namespace = 1; /* extern "C" { */
             }
+            if (len == 10 && strncmp(src + i, "__global__", 10) == 0 && !pending_registration) {
+                int at_namespace_scope = brace_depth == 0 || brace_is_namespace[brace_depth - 1];
+                pending_registration = kernel_registration(i, at_namespace_scope);
+                registration_depth = brace_depth;
+            }
             if (len == 12 && strncmp(src + i, "__noinline__", 12) == 0)
                 emit_str("__attribute__((noinline))");
             else
@@ -470,6 +574,11 @@ int main(int argc, char **argv) {
         if (c == ';') next_brace_is_namespace = 0;
         emit(&c, 1);
         i++;
+        if (pending_registration && brace_depth == registration_depth && (c == ';' || c == '}')) {
+            emit_str(pending_registration);
+            free(pending_registration);
+            pending_registration = NULL;
+        }
     }
 
     FILE *file = fopen(argv[2], "wb");

@@ -8,6 +8,7 @@
 //   cuda_emu/device.h  qualifiers, threadIdx & co., barriers, warp operations, atomics, intrinsics
 //   cuda_emu/launch.h  what a rewritten kernel<<<...>>>(...) launch calls
 //   cuda_emu/texture.h CUDA arrays, texture objects, tex1Dfetch, tex1D, tex2D, tex3D
+//   cuda_emu/graph.h   CUDA graphs: stream capture, cudaGraphAdd*Node, cudaGraphLaunch
 // CUDA_EMULATION is 1 here and undefined with the real toolkit, for code that wants to say which
 // backend it runs on. Nothing else in a .cu file should need to know.
 #pragma once
@@ -37,3 +38,4 @@
 #include "cuda_emu/device.h"
 #include "cuda_emu/launch.h"
 #include "cuda_emu/texture.h"
+#include "cuda_emu/graph.h"

@@ -364,6 +364,7 @@ cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
 // Launches are synchronous: there is nothing to wait for, only a failure to report.
 cudaError_t cudaDeviceSynchronize(void) {
     if (cudaError_t failure = device_error()) return fail(failure);
+    if (cudaError_t refused = capture_forbids_unsafe_call()) return refused;
     waited_for_every_stream(false);
     release_pool_memory();
     return cudaSuccess;
@@ -515,6 +516,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
 
 // ---- Memory ---------------------------------------------------------------------------------------
 cudaError_t cudaMalloc(void** ptr, size_t size, const char* file, int line) {
+    if (cudaError_t refused = capture_forbids_unsafe_call()) return refused;
     return allocate(ptr, size, Kind::device, file, line);
 }
 cudaError_t cudaMallocManaged(void** ptr, size_t size, unsigned int, const char* file, int line) {
@@ -579,12 +581,14 @@ cudaError_t copy_now(void* dst, const void* src, size_t count, enum cudaMemcpyKi
 // cudaMemcpy runs in the legacy default stream, which first waits for every blocking stream, and
 // returns when the copy is done: the host has waited for all of that work.
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+    if (cudaError_t refused = capture_forbids_unsafe_call()) return refused;
     cudaError_t result = copy_now(dst, src, count, kind);
     if (result == cudaSuccess) waited_for_every_stream(true);
     return result;
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream) {
+    if (capturing(stream)) return capture_copy(dst, src, count, kind, stream);
     cudaError_t result = copy_now(dst, src, count, kind);
     if (result == cudaSuccess) note_stream_work(stream);
     return result;
@@ -615,6 +619,7 @@ cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_
     return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream) {
+    if (capturing(stream)) return capture_memset(ptr, value, count, stream);
     cudaError_t result = cudaMemset(ptr, value, count);
     if (result == cudaSuccess) note_stream_work(stream);
     return result;
@@ -679,6 +684,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     if (cudaError_t failure = device_error()) return fail(failure);
+    if (cudaError_t refused = capture_forbids_sync(stream)) return refused;
     if (stream == 0)
         waited_for_every_stream(true);  // the legacy default stream waits for the blocking ones
     else
@@ -686,8 +692,9 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     release_pool_memory();
     return cudaSuccess;
 }
-cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* user_data) {
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
     if (!fn) return fail(cudaErrorInvalidValue);
+    if (capturing(stream)) return capture_host_function(fn, user_data, stream);
     fn(user_data);
     return cudaSuccess;
 }
@@ -699,9 +706,16 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
     if (cudaError_t failure = device_error()) return fail(failure);
+    if (cudaError_t refused = capture_forbids_sync(stream)) return refused;
     return query_work(stream, UINT64_MAX);
 }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+// Work already ran when it was issued, so there is nothing to wait for, unless the event was
+// recorded in a stream capture: then the waiting stream joins that capture (graphs.cpp).
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    capture_event_wait(stream, event);
+    return cudaSuccess;
+}
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
@@ -713,6 +727,10 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (!event) return fail(cudaErrorInvalidResourceHandle);
+    if (capturing(stream)) {  // a place in the capture, for other streams to wait for
+        capture_event_record(event, stream);
+        return cudaSuccess;
+    }
     *reinterpret_cast<Timing*>(event) = Timing{now_ms(), true, stream, work_queued_on(stream)};
     return cudaSuccess;
 }
@@ -785,20 +803,35 @@ cudaError_t cudaFuncSetCacheConfig(const void*, enum cudaFuncCache) { return cud
 }  // extern "C"
 
 namespace {
+// Kernels are noted from static initializers of the program's files (see note_kernel_at_startup),
+// which may run before this file's: the table is made on first use.
+struct KnownKernel {
+    KernelLauncher launcher;
+    KernelBinder binder;
+};
 std::mutex launchers_mutex;
-std::map<const void*, KernelLauncher> launchers;
+std::map<const void*, KnownKernel>& known_kernels() {
+    static std::map<const void*, KnownKernel> table;
+    return table;
+}
 }  // namespace
 
-void cuda_emu::remember_launcher(const void* kernel, KernelLauncher launcher) {
+void cuda_emu::remember_launcher(const void* kernel, KernelLauncher launcher, KernelBinder binder) {
     std::lock_guard<std::mutex> lock(launchers_mutex);
-    launchers[kernel] = launcher;
+    known_kernels()[kernel] = KnownKernel{launcher, binder};
+}
+
+KernelBinder cuda_emu::binder_for(const void* kernel) {
+    std::lock_guard<std::mutex> lock(launchers_mutex);
+    auto found = known_kernels().find(kernel);
+    return found != known_kernels().end() ? found->second.binder : nullptr;
 }
 
 KernelLauncher cuda_emu::launcher_for(const void* kernel, const char* how) {
     {
         std::lock_guard<std::mutex> lock(launchers_mutex);
-        auto found = launchers.find(kernel);
-        if (found != launchers.end()) return found->second;
+        auto found = known_kernels().find(kernel);
+        if (found != known_kernels().end()) return found->second.launcher;
     }
     report("a kernel %s as (void*)kernel, whose parameter types the emulator cannot know: pass "
            "the kernel itself, or ask cudaOccupancyMaxActiveBlocksPerMultiprocessor about it first",

@@ -5,6 +5,7 @@
 //   scheduler.cpp  fibers, barriers, warp operations, the worker pool that runs a grid
 //   api.cpp        the CUDA runtime API: memory, streams, events, device properties, errors
 //   pools.cpp      stream-ordered allocation: memory pools and the blocks they keep for reuse
+//   graphs.cpp     CUDA graphs: their nodes, stream capture, instantiation and launch
 //   texture.cpp    CUDA arrays, texture objects and the texture unit's fetches
 //   debug.cpp      settings from CUDA_EMU_* variables, bug reports, guard pages, watchdog
 //   sanitize.cpp   emucc --sanitize: the checks of every shared-memory access
@@ -104,6 +105,19 @@ void* pool_take(cudaMemPool_t pool, size_t size, cudaStream_t stream, const char
 void pool_give_back(cudaMemPool_t pool, void* block, cudaStream_t stream, uint64_t work);
 // At a stream, event or device synchronize: each pool releases what it holds beyond its threshold.
 void release_pool_memory();
+
+// ---- Stream capture (graphs.cpp) ---------------------------------------------------------------
+// While capturing(stream) (cuda_emu/launch.h), the stream's work becomes nodes of the capture's
+// graph instead of running: api.cpp hands each operation to one of these.
+cudaError_t capture_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                         cudaStream_t stream);
+cudaError_t capture_memset(void* dst, int value, size_t count, cudaStream_t stream);
+cudaError_t capture_host_function(cudaHostFn_t fn, void* user_data, cudaStream_t stream);
+void capture_event_record(cudaEvent_t event, cudaStream_t stream);
+bool capture_event_wait(cudaStream_t stream, cudaEvent_t event);  // false: not a capture's event
+// cudaErrorStreamCaptureUnsupported (and the capture spoilt) for a call a capture forbids.
+cudaError_t capture_forbids_unsafe_call();                 // cudaMalloc, cudaMemcpy, ...
+cudaError_t capture_forbids_sync(cudaStream_t stream);     // synchronizing a capturing stream
 
 // ---- emucc --sanitize (sanitize.cpp) ------------------------------------------------------------
 // What the checks need to know of the running block; the scheduler keeps it up to date (plain

@@ -221,6 +221,10 @@ cudaError_t cudaMallocFromPoolAsync(T** dev_ptr, size_t size, cudaMemPool_t pool
                                     cudaStream_t stream, CUDA_EMU_HERE) {
     return cudaMallocFromPoolAsync((void**)dev_ptr, size, pool, stream, cuda_emu_file, cuda_emu_line);
 }
+// cudaEventCreate with flags is cudaEventCreateWithFlags (NVIDIA's C++ overload).
+inline cudaError_t cudaEventCreate(cudaEvent_t* event, unsigned int flags) {
+    return cudaEventCreateWithFlags(event, flags);
+}
 template <class T>
 cudaError_t cudaHostGetDevicePointer(T** dev_ptr, void* host_ptr, unsigned int flags) {
     return cudaHostGetDevicePointer((void**)dev_ptr, host_ptr, flags);

@@ -12,6 +12,7 @@
 // GPU thread, so every thread gets its own copy of each parameter.
 #pragma once
 
+#include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -41,19 +42,48 @@ cudaError_t run_grid(const LaunchConfig& config, const char* kernel_name, void (
 // common/workbook.cu records launches there to warn about grids that under-fill the device.
 extern void (*launch_observer)(const LaunchConfig& config, const char* kernel_name);
 
-template <class Kernel, class... Args>
-cudaError_t launch(const LaunchConfig& config, const char* kernel_name, Kernel&& kernel, Args&&... args) {
+// A kernel with its arguments already copied, to be run later with a configuration: what a graph's
+// kernel node keeps (runtime/graphs.cpp).
+using BoundKernel = std::function<cudaError_t(const LaunchConfig& config)>;
+
+// Whether work issued to `stream` is being recorded into a graph (cudaStreamBeginCapture) instead
+// of run; then a launch becomes a kernel node of that graph (runtime/graphs.cpp).
+bool capturing(cudaStream_t stream);
+cudaError_t capture_kernel(const LaunchConfig& config, const char* kernel_name, BoundKernel kernel);
+
+// Runs kernel(params...) as one grid. Every GPU thread calls the kernel with the same tuple, and
+// the kernel's by-value parameters give each thread its own copy, as on a GPU.
+template <class Kernel, class Params>
+cudaError_t run_bound(const LaunchConfig& config, const char* kernel_name, Kernel& kernel,
+                      Params& params) {
     struct Closure {
         Kernel* kernel;
-        std::tuple<std::decay_t<Args>...> params;
+        Params* params;
     };
-    Closure closure{&kernel, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
+    Closure closure{&kernel, &params};
     return run_grid(config, kernel_name,
              [](void* p) {
                  Closure* c = static_cast<Closure*>(p);
-                 std::apply(*c->kernel, c->params);
+                 std::apply(*c->kernel, *c->params);
              },
              &closure);
+}
+
+template <class Kernel, class... Args>
+cudaError_t launch(const LaunchConfig& config, const char* kernel_name, Kernel&& kernel, Args&&... args) {
+    using Params = std::tuple<std::decay_t<Args>...>;
+    if (capturing(config.stream)) {
+        // Captured: the node keeps copies of the kernel and of the arguments' values now, so a
+        // launch captured in a loop sees each iteration's values, as with CUDA.
+        return capture_kernel(config, kernel_name,
+                              [kernel = std::decay_t<Kernel>(kernel),
+                               params = Params(std::forward<Args>(args)...),
+                               kernel_name](const LaunchConfig& run_config) mutable {
+                                  return run_bound(run_config, kernel_name, kernel, params);
+                              });
+    }
+    Params params(std::forward<Args>(args)...);  // the GPU's parameter memory
+    return run_bound(config, kernel_name, kernel, params);
 }
 
 // cudaLaunchKernel and cudaLaunchCooperativeKernel: args[i] points to the i-th argument. Reading
@@ -65,14 +95,29 @@ cudaError_t launch_from_pointers(void (*kernel)(Params...), const LaunchConfig& 
                   *static_cast<std::decay_t<Params>*>(args[I])...);
 }
 
+// cudaGraphAddKernelNode: the arguments args[i] point to are copied when the node is made.
+template <class... Params, std::size_t... I>
+BoundKernel bind_from_pointers(void (*kernel)(Params...), void** args, std::index_sequence<I...>) {
+    auto body = [kernel](auto&&... cuda_emu_args) { kernel(cuda_emu_args...); };
+    std::tuple<std::decay_t<Params>...> params(*static_cast<std::decay_t<Params>*>(args[I])...);
+    return [body, params](const LaunchConfig& config) mutable {
+        return run_bound(config, "added by cudaGraphAddKernelNode", body, params);
+    };
+}
+
 // A kernel cast to void* has lost the parameter types that reading args needs. The typed calls that
 // come before a cooperative launch (the occupancy queries, cudaFuncGetAttributes and
 // cudaFuncSetAttribute) and typed launches leave a launcher for the kernel's address
 // (runtime/api.cpp keeps the table), where a launch through void* finds it.
+// The same table gives graphs a binder, which copies the arguments into a BoundKernel. emucc's
+// rewriter notes every kernel defined at namespace scope (not templates) when the program starts,
+// so that cudaGraphAddKernelNode and cudaLaunchKernel find even a kernel only ever used as void*.
 using KernelLauncher = cudaError_t (*)(const void* kernel, const LaunchConfig& config, void** args,
                                        const char* how);
-void remember_launcher(const void* kernel, KernelLauncher launcher);
+using KernelBinder = BoundKernel (*)(const void* kernel, void** args);
+void remember_launcher(const void* kernel, KernelLauncher launcher, KernelBinder binder);
 KernelLauncher launcher_for(const void* kernel, const char* how);  // null, after a report, if none
+KernelBinder binder_for(const void* kernel);                       // null if none, no report
 
 template <class... Params>
 cudaError_t launch_typed(const void* kernel, const LaunchConfig& config, void** args, const char* how) {
@@ -82,11 +127,27 @@ cudaError_t launch_typed(const void* kernel, const LaunchConfig& config, void** 
 }
 
 template <class... Params>
+BoundKernel bind_typed(const void* kernel, void** args) {
+    auto typed = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(kernel));
+    return bind_from_pointers(typed, args, std::index_sequence_for<Params...>());
+}
+
+template <class... Params>
 KernelLauncher launcher_of(void (*)(Params...)) { return &launch_typed<Params...>; }
 
 template <class... Params>
 void note_kernel(void (*kernel)(Params...)) {
-    remember_launcher(reinterpret_cast<const void*>(kernel), launcher_of(kernel));
+    remember_launcher(reinterpret_cast<const void*>(kernel), launcher_of(kernel), &bind_typed<Params...>);
+}
+
+// What the rewriter puts after each kernel definition: Function is the kernel's type, written out
+// from its parameter list, which picks the right one of overloaded kernels.
+#define CUDA_EMU_PASTE(a, b) a##b
+#define CUDA_EMU_NOTED_KERNEL(n) CUDA_EMU_PASTE(cuda_emu_noted_kernel_, n)
+template <class Function>
+bool note_kernel_at_startup(Function* kernel) {
+    note_kernel(kernel);
+    return true;
 }
 
 template <class T>

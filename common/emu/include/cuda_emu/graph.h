@@ -1,0 +1,168 @@
+// cuda_emu/graph.h - CUDA graphs: work recorded once as nodes with dependencies, then run many times.
+//
+// Part of the CPU emulation backend (common/emu/); <cuda_runtime.h> includes it, and
+// runtime/graphs.cpp implements it. A graph is made either by capturing a stream (between
+// cudaStreamBeginCapture and cudaStreamEndCapture, kernel launches, cudaMemcpyAsync,
+// cudaMemsetAsync and cudaLaunchHostFunc on it become nodes instead of running; a stream that
+// waits for an event recorded in the capture joins it) or node by node (cudaGraphAdd*Node).
+// cudaGraphInstantiate makes an executable graph, a copy that later changes to the graph do not
+// touch, and cudaGraphLaunch runs its nodes one at a time in an order that respects every
+// dependency. On a GPU independent nodes may run at the same time; here they never overlap,
+// which is one of the orders a GPU may choose. Kernel nodes keep copies of their arguments,
+// taken when the node is made, as CUDA does.
+#pragma once
+
+#include "types.h"
+#include "texture.h"
+
+typedef struct CUgraph_st* cudaGraph_t;
+typedef struct CUgraphNode_st* cudaGraphNode_t;
+typedef struct CUgraphExec_st* cudaGraphExec_t;
+
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2,
+};
+enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0,
+    cudaStreamCaptureStatusActive = 1,
+    cudaStreamCaptureStatusInvalidated = 2,
+};
+enum cudaGraphNodeType {
+    cudaGraphNodeTypeKernel = 0x00,
+    cudaGraphNodeTypeMemcpy = 0x01,
+    cudaGraphNodeTypeMemset = 0x02,
+    cudaGraphNodeTypeHost = 0x03,
+    cudaGraphNodeTypeGraph = 0x04,
+    cudaGraphNodeTypeEmpty = 0x05,
+    cudaGraphNodeTypeWaitEvent = 0x06,
+    cudaGraphNodeTypeEventRecord = 0x07,
+};
+enum cudaGraphExecUpdateResult {
+    cudaGraphExecUpdateSuccess = 0x0,
+    cudaGraphExecUpdateError = 0x1,
+    cudaGraphExecUpdateErrorTopologyChanged = 0x2,
+    cudaGraphExecUpdateErrorNodeTypeChanged = 0x3,
+    cudaGraphExecUpdateErrorFunctionChanged = 0x4,
+    cudaGraphExecUpdateErrorParametersChanged = 0x5,
+    cudaGraphExecUpdateErrorNotSupported = 0x6,
+    cudaGraphExecUpdateErrorUnsupportedFunctionChange = 0x7,
+    cudaGraphExecUpdateErrorAttributesChanged = 0x8,
+};
+struct cudaGraphExecUpdateResultInfo {
+    enum cudaGraphExecUpdateResult result;
+    cudaGraphNode_t errorNode;
+    cudaGraphNode_t errorFromNode;
+};
+enum cudaGraphInstantiateFlags {
+    cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
+    cudaGraphInstantiateFlagUpload = 2,
+    cudaGraphInstantiateFlagDeviceLaunch = 4,
+    cudaGraphInstantiateFlagUseNodePriority = 8,
+};
+#define cudaStreamGraphFireAndForget ((cudaStream_t)0x4)
+
+struct cudaKernelNodeParams {
+    void* func;
+    dim3 gridDim;
+    dim3 blockDim;
+    unsigned int sharedMemBytes;
+    void** kernelParams;
+    void** extra;  // the driver API's packed form: not emulated (cudaErrorNotSupported)
+};
+struct cudaMemsetParams {
+    void* dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;  // 1, 2 or 4 bytes
+    size_t width;              // in elements
+    size_t height;             // rows, pitch bytes apart
+};
+typedef void (*cudaHostFn_t)(void* user_data);
+struct cudaHostNodeParams {
+    cudaHostFn_t fn;
+    void* userData;
+};
+
+extern "C" {
+// Stream capture
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* status);
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode* mode);
+
+// Graphs and their nodes
+cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned int flags);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+cudaError_t cudaGraphClone(cudaGraph_t* clone, cudaGraph_t original);
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const struct cudaKernelNodeParams* params);
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const struct cudaMemcpy3DParms* params);
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t* dependencies, size_t count, void* dst,
+                                     const void* src, size_t bytes, enum cudaMemcpyKind kind);
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const struct cudaMemsetParams* params);
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                 const cudaGraphNode_t* dependencies, size_t count,
+                                 const struct cudaHostNodeParams* params);
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                  const cudaGraphNode_t* dependencies, size_t count);
+// The child graph is copied into the node: later changes to it do not reach the parent.
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                       const cudaGraphNode_t* dependencies, size_t count,
+                                       cudaGraph_t child);
+cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* graph);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* type);
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t* dependencies,
+                                         size_t* count);
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams* params);
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaKernelNodeParams* params);
+
+// Executable graphs
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                          unsigned long long flags);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams* params);
+}
+
+// The calls whose signature changed between CUDA 11 and 12 take both forms, as C++ overloads.
+// cudaStreamGetCaptureInfo: the CUDA 12 form (with the graph and its current dependencies).
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus* status,
+                                     unsigned long long* id = nullptr, cudaGraph_t* graph = nullptr,
+                                     const cudaGraphNode_t** dependencies = nullptr,
+                                     size_t* count = nullptr);
+// CUDA 12: flags (cudaGraphInstantiateFlag*); CUDA 11 and the cuda-samples: an error node and log.
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphNode_t* error_node,
+                                 char* log, size_t log_size);
+// Edges from[i] -> to[i]: to[i] runs after from[i]. The CUDA 13 form takes edge data too, which
+// only ports of programmatic dependent launch would use: null or all-zero edges only.
+struct cudaGraphEdgeData {
+    unsigned char from_port;
+    unsigned char to_port;
+    unsigned char type;
+    unsigned char reserved[5];
+};
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, size_t count);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, const cudaGraphEdgeData* edges,
+                                     size_t count);
+// Copies the parameters of `graph`'s nodes into `exec` when both have the same nodes, of the same
+// types, in the same order, with the same dependencies; otherwise cudaErrorGraphExecUpdateFailure.
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                struct cudaGraphExecUpdateResultInfo* result_info);
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphNode_t* error_node,
+                                enum cudaGraphExecUpdateResult* result);

@@ -1,0 +1,695 @@
+// runtime/graphs.cpp - CUDA graphs: nodes, stream capture, instantiation and launch.
+//
+// Part of the CPU emulation backend (common/emu/); the API is declared in
+// include/cuda_emu/graph.h. A graph owns its nodes; each node lists the nodes it depends on.
+// An executable graph is a copy of the graph with its nodes in one order that respects every
+// dependency (found once, at instantiation); cudaGraphLaunch runs them in that order, at once,
+// as the rest of the emulator runs work when it is issued.
+//
+// Capture: a capture session belongs to the stream that began it and collects every stream that
+// joins it (by waiting for an event recorded in the capture). Each capturing stream keeps its
+// "tail", the nodes that its next operation depends on. Everything here runs on the host
+// thread(s) that call the API, so one mutex guards the capture tables.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "internal.h"
+
+using namespace cuda_emu;
+
+struct CUgraphNode_st {
+    cudaGraphNodeType type;
+    cudaGraph_t graph;                          // the graph that owns it
+    std::vector<cudaGraphNode_t> dependencies;  // nodes that run before it
+    // Kernel nodes
+    LaunchConfig config{};
+    BoundKernel kernel;
+    void* function = nullptr;  // what cudaGraphKernelNodeGetParams reports (null when captured)
+    // Copy nodes: the 3-D form, or the 1-D one when copy_bytes is set
+    cudaMemcpy3DParms copy{};
+    void* copy_dst = nullptr;
+    const void* copy_src = nullptr;
+    size_t copy_bytes = 0;
+    cudaMemcpyKind copy_kind = cudaMemcpyDefault;
+    // Memset, host and child-graph nodes
+    cudaMemsetParams memset{};
+    cudaHostNodeParams host{};
+    std::unique_ptr<CUgraph_st> child;
+};
+
+struct CUgraph_st {
+    std::vector<std::unique_ptr<CUgraphNode_st>> nodes;  // in the order they were added
+};
+
+struct CUgraphExec_st {
+    std::unique_ptr<CUgraph_st> graph;              // the copy it runs
+    std::vector<cudaGraphNode_t> order;             // its nodes, dependencies first
+    std::map<cudaGraphNode_t, cudaGraphNode_t> of;  // original node -> its copy here
+};
+
+namespace {
+
+// Records an error for cudaGetLastError (and passes success through untouched).
+cudaError_t fail(cudaError_t error) {
+    if (error != cudaSuccess) set_last_error(error);
+    return error;
+}
+
+bool owns(cudaGraph_t graph, cudaGraphNode_t node) { return node && node->graph == graph; }
+
+// Checks a dependency list as cudaGraphAdd*Node does: every node of this graph, none twice.
+cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                     size_t count, std::unique_ptr<CUgraphNode_st> node) {
+    if (!out || !graph || (count > 0 && !dependencies)) return fail(cudaErrorInvalidValue);
+    for (size_t i = 0; i < count; i++) {
+        if (!owns(graph, dependencies[i])) return fail(cudaErrorInvalidValue);
+        for (size_t j = 0; j < i; j++)
+            if (dependencies[j] == dependencies[i]) return fail(cudaErrorInvalidValue);
+    }
+    node->graph = graph;
+    node->dependencies.assign(dependencies, dependencies + count);
+    *out = node.get();
+    graph->nodes.push_back(std::move(node));
+    return cudaSuccess;
+}
+
+std::unique_ptr<CUgraphNode_st> new_node(cudaGraphNodeType type) {
+    auto node = std::make_unique<CUgraphNode_st>();
+    node->type = type;
+    return node;
+}
+
+// A copy of `graph`; `copies` maps each of its nodes to the new one.
+std::unique_ptr<CUgraph_st> clone(const CUgraph_st& graph,
+                                  std::map<cudaGraphNode_t, cudaGraphNode_t>* copies = nullptr) {
+    auto result = std::make_unique<CUgraph_st>();
+    std::map<cudaGraphNode_t, cudaGraphNode_t> map;
+    for (const auto& node : graph.nodes) {
+        auto copy = std::make_unique<CUgraphNode_st>();
+        copy->type = node->type;
+        copy->graph = result.get();
+        copy->config = node->config;
+        copy->kernel = node->kernel;
+        copy->function = node->function;
+        copy->copy = node->copy;
+        copy->copy_dst = node->copy_dst;
+        copy->copy_src = node->copy_src;
+        copy->copy_bytes = node->copy_bytes;
+        copy->copy_kind = node->copy_kind;
+        copy->memset = node->memset;
+        copy->host = node->host;
+        if (node->child) copy->child = clone(*node->child);
+        map[node.get()] = copy.get();
+        result->nodes.push_back(std::move(copy));
+    }
+    // Then the edges (cudaGraphAddDependencies may point at a node added later).
+    for (size_t i = 0; i < graph.nodes.size(); i++)
+        for (cudaGraphNode_t dependency : graph.nodes[i]->dependencies)
+            result->nodes[i]->dependencies.push_back(map.at(dependency));
+    if (copies) *copies = map;
+    return result;
+}
+
+// The nodes in an order where each comes after all it depends on; false if the edges make a cycle
+// (possible through cudaGraphAddDependencies).
+bool dependency_order(const CUgraph_st& graph, std::vector<cudaGraphNode_t>* order) {
+    std::map<cudaGraphNode_t, int> state;  // 0 unvisited, 1 being visited, 2 placed
+    order->clear();
+    std::function<bool(cudaGraphNode_t)> visit = [&](cudaGraphNode_t node) {
+        int& s = state[node];
+        if (s == 2) return true;
+        if (s == 1) return false;
+        s = 1;
+        for (cudaGraphNode_t dependency : node->dependencies)
+            if (!visit(dependency)) return false;
+        state[node] = 2;
+        order->push_back(node);
+        return true;
+    };
+    for (const auto& node : graph.nodes)
+        if (!visit(node.get())) return false;
+    return true;
+}
+
+cudaError_t run_memset(const cudaMemsetParams& p) {
+    if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) return cudaErrorInvalidValue;
+    for (size_t row = 0; row < p.height; row++) {
+        char* start = (char*)p.dst + row * p.pitch;
+        if (!device_range_ok(start, p.width * p.elementSize)) return cudaErrorInvalidValue;
+        for (size_t i = 0; i < p.width; i++) {
+            if (p.elementSize == 1) ((uint8_t*)start)[i] = (uint8_t)p.value;
+            if (p.elementSize == 2) ((uint16_t*)start)[i] = (uint16_t)p.value;
+            if (p.elementSize == 4) ((uint32_t*)start)[i] = (uint32_t)p.value;
+        }
+        if (sanitize_enabled) sanitize_mark_written(start, p.width * p.elementSize);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t run_graph(const std::vector<cudaGraphNode_t>& order, cudaStream_t stream);
+
+cudaError_t run_node(cudaGraphNode_t node, cudaStream_t stream) {
+    switch (node->type) {
+    case cudaGraphNodeTypeKernel: {
+        LaunchConfig config = node->config;
+        config.stream = stream;
+        return node->kernel(config);
+    }
+    case cudaGraphNodeTypeMemcpy:
+        if (node->copy_bytes > 0)
+            return cudaMemcpyAsync(node->copy_dst, node->copy_src, node->copy_bytes, node->copy_kind, stream);
+        return cudaMemcpy3D(&node->copy);
+    case cudaGraphNodeTypeMemset:
+        return run_memset(node->memset);
+    case cudaGraphNodeTypeHost:
+        node->host.fn(node->host.userData);
+        return cudaSuccess;
+    case cudaGraphNodeTypeGraph: {
+        std::vector<cudaGraphNode_t> order;
+        dependency_order(*node->child, &order);
+        return run_graph(order, stream);
+    }
+    default:
+        return cudaSuccess;  // empty nodes only order the others
+    }
+}
+
+cudaError_t run_graph(const std::vector<cudaGraphNode_t>& order, cudaStream_t stream) {
+    for (cudaGraphNode_t node : order)
+        if (cudaError_t error = run_node(node, stream)) return error;
+    return cudaSuccess;
+}
+
+// ---- Capture state ------------------------------------------------------------------------------
+struct Session {
+    cudaGraph_t graph;
+    cudaStream_t origin;  // the stream that began it, and must end it
+    unsigned long long id;
+    cudaStreamCaptureMode mode;
+    bool invalidated = false;
+};
+struct CapturingStream {
+    std::shared_ptr<Session> session;
+    std::vector<cudaGraphNode_t> tail;  // what the stream's next node depends on
+};
+// An event recorded in a capture stands for the nodes captured before it in its stream.
+struct CapturedEvent {
+    std::shared_ptr<Session> session;
+    std::vector<cudaGraphNode_t> nodes;
+};
+
+std::mutex capture_mutex;
+std::map<cudaStream_t, CapturingStream> capturing_streams;
+std::map<cudaEvent_t, CapturedEvent> captured_events;
+std::atomic<int> capture_count{0};  // streams capturing: launches look only at this when it is 0
+unsigned long long next_capture_id = 1;
+thread_local cudaStreamCaptureMode thread_mode = cudaStreamCaptureModeGlobal;
+
+// Adds `node` to the graph `stream` captures into, after the stream's tail; the stream must be
+// capturing (the caller holds capture_mutex).
+cudaError_t append_captured(cudaStream_t stream, std::unique_ptr<CUgraphNode_st> node) {
+    CapturingStream& capture = capturing_streams.at(stream);
+    if (capture.session->invalidated) return cudaErrorStreamCaptureInvalidated;
+    cudaGraphNode_t added;
+    add_node(&added, capture.session->graph, capture.tail.data(), capture.tail.size(), std::move(node));
+    capture.tail = {added};
+    return cudaSuccess;
+}
+
+void end_session(const std::shared_ptr<Session>& session) {
+    for (auto it = capturing_streams.begin(); it != capturing_streams.end();)
+        if (it->second.session == session) {
+            it = capturing_streams.erase(it);
+            capture_count--;
+        } else {
+            ++it;
+        }
+    for (auto it = captured_events.begin(); it != captured_events.end();)
+        it = it->second.session == session ? captured_events.erase(it) : std::next(it);
+}
+
+// Every node the tail of `stream` depends on, directly or not, and the tail itself.
+std::set<cudaGraphNode_t> ancestors(const std::vector<cudaGraphNode_t>& tail) {
+    std::set<cudaGraphNode_t> seen;
+    std::vector<cudaGraphNode_t> todo(tail);
+    while (!todo.empty()) {
+        cudaGraphNode_t node = todo.back();
+        todo.pop_back();
+        if (!seen.insert(node).second) continue;
+        todo.insert(todo.end(), node->dependencies.begin(), node->dependencies.end());
+    }
+    return seen;
+}
+
+}  // namespace
+
+// ---- What the rest of the runtime calls while a stream captures ------------------------------------
+bool cuda_emu::capturing(cudaStream_t stream) {
+    if (capture_count.load(std::memory_order_relaxed) == 0) return false;
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    return capturing_streams.count(stream) > 0;
+}
+
+cudaError_t cuda_emu::capture_kernel(const LaunchConfig& config, const char*, BoundKernel kernel) {
+    auto node = new_node(cudaGraphNodeTypeKernel);
+    node->config = config;
+    node->kernel = std::move(kernel);
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    return fail(append_captured(config.stream, std::move(node)));
+}
+
+cudaError_t cuda_emu::capture_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                                   cudaStream_t stream) {
+    if (!dst || !src) return fail(cudaErrorInvalidValue);
+    auto node = new_node(cudaGraphNodeTypeMemcpy);
+    node->copy_dst = dst;
+    node->copy_src = src;
+    node->copy_bytes = count;
+    node->copy_kind = kind;
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    return fail(append_captured(stream, std::move(node)));
+}
+
+cudaError_t cuda_emu::capture_memset(void* dst, int value, size_t count, cudaStream_t stream) {
+    if (!device_range_ok(dst, count)) return fail(cudaErrorInvalidValue);
+    auto node = new_node(cudaGraphNodeTypeMemset);
+    node->memset = cudaMemsetParams{dst, count, (unsigned)value, 1, count, 1};
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    return fail(append_captured(stream, std::move(node)));
+}
+
+cudaError_t cuda_emu::capture_host_function(cudaHostFn_t fn, void* user_data, cudaStream_t stream) {
+    auto node = new_node(cudaGraphNodeTypeHost);
+    node->host = cudaHostNodeParams{fn, user_data};
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    return fail(append_captured(stream, std::move(node)));
+}
+
+// An event recorded in a capturing stream marks a place in the capture (no node).
+void cuda_emu::capture_event_record(cudaEvent_t event, cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    const CapturingStream& capture = capturing_streams.at(stream);
+    captured_events[event] = CapturedEvent{capture.session, capture.tail};
+}
+
+// Waiting for an event of a capture: a stream outside it joins the capture, one in it adds the
+// event's nodes to its tail. Returns false when the event has nothing to do with a capture.
+bool cuda_emu::capture_event_wait(cudaStream_t stream, cudaEvent_t event) {
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    auto found = captured_events.find(event);
+    if (found == captured_events.end()) return false;
+    auto joined = capturing_streams.find(stream);
+    if (joined == capturing_streams.end()) {
+        capturing_streams[stream] = CapturingStream{found->second.session, found->second.nodes};
+        capture_count++;
+        return true;
+    }
+    for (cudaGraphNode_t node : found->second.nodes)
+        if (std::find(joined->second.tail.begin(), joined->second.tail.end(), node) ==
+            joined->second.tail.end())
+            joined->second.tail.push_back(node);
+    return true;
+}
+
+// Calls such as cudaMalloc and cudaMemcpy are not stream work, so a capture cannot record them and
+// a graph would not repeat them: while a capture in global mode (or one in thread-local mode begun
+// by this thread) runs, they fail with cudaErrorStreamCaptureUnsupported and spoil the capture.
+cudaError_t cuda_emu::capture_forbids_unsafe_call() {
+    if (capture_count.load(std::memory_order_relaxed) == 0) return cudaSuccess;
+    if (thread_mode == cudaStreamCaptureModeRelaxed) return cudaSuccess;
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    bool unsafe = false;
+    for (auto& [stream, capture] : capturing_streams)
+        if (capture.session->mode != cudaStreamCaptureModeRelaxed) {
+            capture.session->invalidated = true;
+            unsafe = true;
+        }
+    return unsafe ? fail(cudaErrorStreamCaptureUnsupported) : cudaSuccess;
+}
+
+// Synchronizing with, or querying, a capturing stream has no meaning: its work has not run.
+cudaError_t cuda_emu::capture_forbids_sync(cudaStream_t stream) {
+    if (capture_count.load(std::memory_order_relaxed) == 0) return cudaSuccess;
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    auto found = capturing_streams.find(stream);
+    if (found == capturing_streams.end()) return cudaSuccess;
+    found->second.session->invalidated = true;
+    return fail(cudaErrorStreamCaptureUnsupported);
+}
+
+extern "C" {
+
+// ---- Stream capture ---------------------------------------------------------------------------------
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+    if ((unsigned)mode > cudaStreamCaptureModeRelaxed) return fail(cudaErrorInvalidValue);
+    // The legacy default stream synchronizes with every other stream: it cannot be captured.
+    if (stream == 0) return fail(cudaErrorStreamCaptureUnsupported);
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    if (capturing_streams.count(stream)) return fail(cudaErrorIllegalState);
+    auto session = std::make_shared<Session>(Session{new CUgraph_st, stream, next_capture_id++, mode});
+    capturing_streams[stream] = CapturingStream{session, {}};
+    capture_count++;
+    return cudaSuccess;
+}
+
+// Ends the capture begun on `stream`. Every stream that joined must have been joined back into
+// it (it waited for an event recorded after their last work), or the capture fails as unjoined.
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+    if (!graph) return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    auto found = capturing_streams.find(stream);
+    if (found == capturing_streams.end()) return fail(cudaErrorIllegalState);
+    std::shared_ptr<Session> session = found->second.session;
+    if (session->origin != stream) return fail(cudaErrorStreamCaptureUnmatched);
+    std::set<cudaGraphNode_t> joined = ancestors(found->second.tail);
+    cudaError_t result = session->invalidated ? cudaErrorStreamCaptureInvalidated : cudaSuccess;
+    for (const auto& [other, capture] : capturing_streams)
+        if (capture.session == session && result == cudaSuccess)
+            for (cudaGraphNode_t node : capture.tail)
+                if (!joined.count(node)) result = cudaErrorStreamCaptureUnjoined;
+    end_session(session);
+    if (result != cudaSuccess) {
+        delete session->graph;
+        *graph = nullptr;
+        return fail(result);
+    }
+    *graph = session->graph;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* status) {
+    return cudaStreamGetCaptureInfo(stream, status);
+}
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode* mode) {
+    if (!mode || (unsigned)*mode > cudaStreamCaptureModeRelaxed) return fail(cudaErrorInvalidValue);
+    std::swap(thread_mode, *mode);
+    return cudaSuccess;
+}
+
+// ---- Graphs and their nodes ---------------------------------------------------------------------------
+cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned int flags) {
+    if (!graph || flags != 0) return fail(cudaErrorInvalidValue);
+    *graph = new CUgraph_st;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+    if (!graph) return fail(cudaErrorInvalidValue);
+    delete graph;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphClone(cudaGraph_t* copy, cudaGraph_t original) {
+    if (!copy || !original) return fail(cudaErrorInvalidValue);
+    *copy = clone(*original).release();
+    return cudaSuccess;
+}
+
+// The kernel must be one whose parameter types the emulator knows (see KernelBinder).
+static cudaError_t bind_kernel(CUgraphNode_st* node, const cudaKernelNodeParams* params) {
+    if (!params || !params->func) return fail(cudaErrorInvalidValue);
+    if (params->extra) return fail(cudaErrorNotSupported);
+    KernelBinder binder = binder_for(params->func);
+    if (!binder) {
+        report("cudaGraphAddKernelNode: a kernel whose parameter types the emulator does not know "
+               "(a template, or one defined inside a class): launch it once with <<<>>> first");
+        return fail(cudaErrorInvalidDeviceFunction);
+    }
+    node->function = params->func;
+    node->config = LaunchConfig{params->gridDim, params->blockDim, params->sharedMemBytes, 0, false};
+    node->kernel = binder(params->func, params->kernelParams);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const struct cudaKernelNodeParams* params) {
+    auto added = new_node(cudaGraphNodeTypeKernel);
+    if (cudaError_t error = bind_kernel(added.get(), params)) return error;
+    return add_node(node, graph, dependencies, count, std::move(added));
+}
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const struct cudaMemcpy3DParms* params) {
+    if (!params) return fail(cudaErrorInvalidValue);
+    auto added = new_node(cudaGraphNodeTypeMemcpy);
+    added->copy = *params;
+    return add_node(node, graph, dependencies, count, std::move(added));
+}
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t* dependencies, size_t count, void* dst,
+                                     const void* src, size_t bytes, enum cudaMemcpyKind kind) {
+    if (!dst || !src || bytes == 0 || (unsigned)kind > cudaMemcpyDefault) return fail(cudaErrorInvalidValue);
+    auto added = new_node(cudaGraphNodeTypeMemcpy);
+    added->copy_dst = dst;
+    added->copy_src = src;
+    added->copy_bytes = bytes;
+    added->copy_kind = kind;
+    return add_node(node, graph, dependencies, count, std::move(added));
+}
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* dependencies, size_t count,
+                                   const struct cudaMemsetParams* params) {
+    if (!params || !params->dst) return fail(cudaErrorInvalidValue);
+    if (params->elementSize != 1 && params->elementSize != 2 && params->elementSize != 4)
+        return fail(cudaErrorInvalidValue);
+    if (params->height > 1 && params->pitch < params->width * params->elementSize)
+        return fail(cudaErrorInvalidValue);
+    auto added = new_node(cudaGraphNodeTypeMemset);
+    added->memset = *params;
+    return add_node(node, graph, dependencies, count, std::move(added));
+}
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                 const cudaGraphNode_t* dependencies, size_t count,
+                                 const struct cudaHostNodeParams* params) {
+    if (!params || !params->fn) return fail(cudaErrorInvalidValue);
+    auto added = new_node(cudaGraphNodeTypeHost);
+    added->host = *params;
+    return add_node(node, graph, dependencies, count, std::move(added));
+}
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                  const cudaGraphNode_t* dependencies, size_t count) {
+    return add_node(node, graph, dependencies, count, new_node(cudaGraphNodeTypeEmpty));
+}
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                       const cudaGraphNode_t* dependencies, size_t count,
+                                       cudaGraph_t child) {
+    if (!child || child == graph) return fail(cudaErrorInvalidValue);
+    auto added = new_node(cudaGraphNodeTypeGraph);
+    added->child = clone(*child);
+    return add_node(node, graph, dependencies, count, std::move(added));
+}
+cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* graph) {
+    if (!node || !graph || node->type != cudaGraphNodeTypeGraph) return fail(cudaErrorInvalidValue);
+    *graph = node->child.get();
+    return cudaSuccess;
+}
+
+// With nodes null, *count is set to how many there are; otherwise up to *count are written, the
+// rest of the array is nulled, and *count becomes how many were written.
+static cudaError_t list_nodes(const std::vector<cudaGraphNode_t>& found, cudaGraphNode_t* nodes,
+                              size_t* count) {
+    if (!count) return fail(cudaErrorInvalidValue);
+    if (!nodes) {
+        *count = found.size();
+        return cudaSuccess;
+    }
+    size_t written = std::min(*count, found.size());
+    for (size_t i = 0; i < *count; i++) nodes[i] = i < written ? found[i] : nullptr;
+    *count = written;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count) {
+    if (!graph) return fail(cudaErrorInvalidValue);
+    std::vector<cudaGraphNode_t> all;
+    for (const auto& node : graph->nodes) all.push_back(node.get());
+    return list_nodes(all, nodes, count);
+}
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count) {
+    if (!graph) return fail(cudaErrorInvalidValue);
+    std::vector<cudaGraphNode_t> roots;
+    for (const auto& node : graph->nodes)
+        if (node->dependencies.empty()) roots.push_back(node.get());
+    return list_nodes(roots, nodes, count);
+}
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* type) {
+    if (!node || !type) return fail(cudaErrorInvalidValue);
+    *type = node->type;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t* dependencies,
+                                         size_t* count) {
+    if (!node) return fail(cudaErrorInvalidValue);
+    return list_nodes(node->dependencies, dependencies, count);
+}
+// The arguments are kept as copies inside the node, so kernelParams comes back null.
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams* params) {
+    if (!node || !params || node->type != cudaGraphNodeTypeKernel) return fail(cudaErrorInvalidValue);
+    *params = cudaKernelNodeParams{node->function, node->config.grid, node->config.block,
+                                   (unsigned)node->config.shared_bytes, nullptr, nullptr};
+    return cudaSuccess;
+}
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams* params) {
+    if (!node || node->type != cudaGraphNodeTypeKernel) return fail(cudaErrorInvalidValue);
+    return bind_kernel(node, params);
+}
+
+// ---- Executable graphs ------------------------------------------------------------------------------
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                          unsigned long long flags) {
+    if (!exec || !graph) return fail(cudaErrorInvalidValue);
+    if (flags & ~(unsigned long long)(cudaGraphInstantiateFlagAutoFreeOnLaunch |
+                                      cudaGraphInstantiateFlagUpload |
+                                      cudaGraphInstantiateFlagUseNodePriority))
+        return fail(cudaErrorInvalidValue);
+    auto result = std::make_unique<CUgraphExec_st>();
+    result->graph = clone(*graph, &result->of);
+    if (!dependency_order(*result->graph, &result->order)) return fail(cudaErrorInvalidValue);
+    *exec = result.release();
+    return cudaSuccess;
+}
+
+// Into a capturing stream the whole graph goes as one child-graph node.
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+    if (cudaError_t failure = device_error()) return fail(failure);
+    if (!exec) return fail(cudaErrorInvalidValue);
+    if (capturing(stream)) {
+        auto node = new_node(cudaGraphNodeTypeGraph);
+        node->child = clone(*exec->graph);
+        std::lock_guard<std::mutex> lock(capture_mutex);
+        return fail(append_captured(stream, std::move(node)));
+    }
+    if (cudaError_t error = run_graph(exec->order, stream)) return fail(error);
+    note_stream_work(stream);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t) {
+    return exec ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+    if (!exec) return fail(cudaErrorInvalidValue);
+    delete exec;
+    return cudaSuccess;
+}
+// `node` is a node of the graph `exec` was made from; only the executable graph changes.
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams* params) {
+    if (!exec || !node) return fail(cudaErrorInvalidValue);
+    auto found = exec->of.find(node);
+    if (found == exec->of.end() || found->second->type != cudaGraphNodeTypeKernel)
+        return fail(cudaErrorInvalidValue);
+    return bind_kernel(found->second, params);
+}
+
+}  // extern "C"
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus* status,
+                                     unsigned long long* id, cudaGraph_t* graph,
+                                     const cudaGraphNode_t** dependencies, size_t* count) {
+    if (!status) return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    auto found = capturing_streams.find(stream);
+    if (found == capturing_streams.end()) {
+        *status = cudaStreamCaptureStatusNone;
+        return cudaSuccess;
+    }
+    const CapturingStream& capture = found->second;
+    *status = capture.session->invalidated ? cudaStreamCaptureStatusInvalidated
+                                           : cudaStreamCaptureStatusActive;
+    if (id) *id = capture.session->id;
+    if (graph) *graph = capture.session->graph;
+    if (dependencies) *dependencies = capture.tail.data();
+    if (count) *count = capture.tail.size();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags) {
+    return cudaGraphInstantiateWithFlags(exec, graph, flags);
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphNode_t* error_node,
+                                 char* log, size_t log_size) {
+    if (error_node) *error_node = nullptr;
+    if (log && log_size > 0) log[0] = 0;
+    return cudaGraphInstantiateWithFlags(exec, graph, 0);
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, size_t count) {
+    if (!graph || (count > 0 && (!from || !to))) return fail(cudaErrorInvalidValue);
+    for (size_t i = 0; i < count; i++) {
+        if (!owns(graph, from[i]) || !owns(graph, to[i]) || from[i] == to[i]) return fail(cudaErrorInvalidValue);
+        auto& deps = to[i]->dependencies;
+        if (std::find(deps.begin(), deps.end(), from[i]) != deps.end()) return fail(cudaErrorInvalidValue);
+        deps.push_back(from[i]);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, const cudaGraphEdgeData* edges,
+                                     size_t count) {
+    static const cudaGraphEdgeData plain = {};
+    for (size_t i = 0; edges && i < count; i++)
+        if (memcmp(&edges[i], &plain, sizeof plain) != 0) return fail(cudaErrorNotSupported);
+    return cudaGraphAddDependencies(graph, from, to, count);
+}
+
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                struct cudaGraphExecUpdateResultInfo* info) {
+    if (!exec || !graph) return fail(cudaErrorInvalidValue);
+    auto refuse = [&](cudaGraphExecUpdateResult why, cudaGraphNode_t node) {
+        if (info) *info = cudaGraphExecUpdateResultInfo{why, node, nullptr};
+        return fail(cudaErrorGraphExecUpdateFailure);
+    };
+    const auto& old_nodes = exec->graph->nodes;
+    if (old_nodes.size() != graph->nodes.size())
+        return refuse(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
+    // Node i of the new graph pairs with node i of the executable one (the order they were added).
+    std::map<cudaGraphNode_t, size_t> index_of;
+    for (size_t i = 0; i < old_nodes.size(); i++) index_of[old_nodes[i].get()] = i;
+    for (size_t i = 0; i < graph->nodes.size(); i++) index_of[graph->nodes[i].get()] = i;
+    for (size_t i = 0; i < graph->nodes.size(); i++) {
+        const CUgraphNode_st& now = *graph->nodes[i];
+        const CUgraphNode_st& before = *old_nodes[i];
+        if (now.type != before.type) return refuse(cudaGraphExecUpdateErrorNodeTypeChanged, graph->nodes[i].get());
+        if (now.dependencies.size() != before.dependencies.size())
+            return refuse(cudaGraphExecUpdateErrorTopologyChanged, graph->nodes[i].get());
+        for (size_t d = 0; d < now.dependencies.size(); d++)
+            if (index_of[now.dependencies[d]] != index_of[before.dependencies[d]])
+                return refuse(cudaGraphExecUpdateErrorTopologyChanged, graph->nodes[i].get());
+    }
+    // Same shape: take the new parameters, keeping the executable graph's own nodes and order.
+    std::map<cudaGraphNode_t, cudaGraphNode_t> copies;
+    auto fresh = clone(*graph, &copies);
+    for (size_t i = 0; i < old_nodes.size(); i++) {
+        CUgraphNode_st& target = *old_nodes[i];
+        CUgraphNode_st& source = *fresh->nodes[i];
+        target.config = source.config;
+        target.kernel = source.kernel;
+        target.function = source.function;
+        target.copy = source.copy;
+        target.copy_dst = source.copy_dst;
+        target.copy_src = source.copy_src;
+        target.copy_bytes = source.copy_bytes;
+        target.copy_kind = source.copy_kind;
+        target.memset = source.memset;
+        target.host = source.host;
+        target.child = std::move(source.child);
+        exec->of[graph->nodes[i].get()] = &target;
+    }
+    if (info) *info = cudaGraphExecUpdateResultInfo{cudaGraphExecUpdateSuccess, nullptr, nullptr};
+    return cudaSuccess;
+}
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphNode_t* error_node,
+                                enum cudaGraphExecUpdateResult* result) {
+    cudaGraphExecUpdateResultInfo info{cudaGraphExecUpdateSuccess, nullptr, nullptr};
+    cudaError_t error = cudaGraphExecUpdate(exec, graph, &info);
+    if (error_node) *error_node = info.errorNode;
+    if (result) *result = info.result;
+    return error;
+}
