@@ -517,17 +517,23 @@ void release_tile(Block* b, unsigned first, unsigned members, TileBarrier& tile)
     push_all_ready(b, list, members);
 }
 
+// A thread comes to a wait: what it waits at, and where, for the release and for a deadlock
+// report; then the watchdog hears that the block is still moving.
+inline void arrive(GpuThread& self, ThreadState state, const char* file, int line, int op) {
+    self.state = state;
+    self.file = file;
+    self.line = line;
+    self.op = (uint8_t)op;
+    note_progress();
+}
+
 }  // namespace
 
 int block_barrier(const char* file, int line, int reduce, int predicate) {
     Block* b = current_block("__syncthreads");
     GpuThread& self = b->threads[b->current];
-    self.state = AT_BLOCK_BARRIER;
-    self.file = file;
-    self.line = line;
-    self.op = (uint8_t)reduce;
     self.value = (uint64_t)predicate;
-    note_progress();
+    arrive(self, AT_BLOCK_BARRIER, file, line, reduce);
     // Each arrival is compared with the first, so the release need not look at every thread.
     if (b->at_barrier == 0) {
         b->barrier_file = file;
@@ -548,16 +554,12 @@ uint64_t warp_barrier(const char* file, int line, int op, unsigned mask, uint64_
     Block* b = current_block("a warp operation");
     int me = b->current, warp = me / 32, lane = me % 32;
     GpuThread& self = b->threads[me];
-    self.state = AT_WARP_OP;
-    self.file = file;
-    self.line = line;
-    self.op = (uint8_t)op;
     self.mask = mask;
     self.value = value;
     self.arg = arg;
     // A width that is not a power of two from 1 to 32 means 32, as in lane_result.
     self.width = (uint8_t)(width > 0 && width <= 32 && (width & (width - 1)) == 0 ? width : 32);
-    note_progress();
+    arrive(self, AT_WARP_OP, file, line, op);
     // Lanes past the end of a partial last warp do not exist; they are not waited for.
     uint32_t group = (mask | (1u << lane)) & b->warp_lanes[warp];
     b->warp_waiting[warp] |= 1u << lane;
@@ -572,12 +574,8 @@ int tile_barrier(const char* file, int line, int size, int predicate) {
         fatal("a tile of %d threads: tiles of more than 32 threads have 64, 128, 256, 512 or 1024", size);
     int me = b->current;
     GpuThread& self = b->threads[me];
-    self.state = AT_TILE_BARRIER;
-    self.file = file;
-    self.line = line;
-    self.op = 0;
     self.arg = size;
-    note_progress();
+    arrive(self, AT_TILE_BARRIER, file, line, 0);
     // The tile: `size` threads from a multiple of `size`, fewer if the block ends first.
     unsigned first = (unsigned)me & ~(unsigned)(size - 1);
     unsigned members = std::min((unsigned)size, b->thread_count - first);
@@ -592,11 +590,7 @@ unsigned converged_lanes(const char* file, int line) {
     Block* b = current_block("coalesced_threads() and __activemask()");
     int me = b->current;
     GpuThread& self = b->threads[me];
-    self.state = AT_CONVERGE;
-    self.file = file;
-    self.line = line;
-    self.op = 0;
-    note_progress();
+    arrive(self, AT_CONVERGE, file, line, 0);
     b->converging[me / 32] |= 1u << (me % 32);
     wait_here(b);  // release_converged resumes it, with its group as result
     return (unsigned)self.result;
