@@ -53,7 +53,10 @@
  * runtime's message, then exit 1. */
 #define CUDA_CHECK(call) wb_cuda_check((call), #call, __FILE__, __LINE__)
 /* A launch (k<<<grid, block>>>) returns nothing; its configuration errors
- * surface in cudaGetLastError(), so check it right after every launch. */
+ * surface in cudaGetLastError(), so check it right after every launch. A fault
+ * while the kernel runs (an illegal address, a failed assert) comes later, from
+ * the next call that waits for the GPU, and is sticky: every call after it
+ * fails the same way, and only a new process can use the GPU again. */
 #define CUDA_CHECK_LAUNCH() \
     wb_cuda_check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
 

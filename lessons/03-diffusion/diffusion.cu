@@ -6,8 +6,13 @@
  * with the 5-point Laplacian written as the centre minus its neighbours,
  *     laplacian = 4 * centre - (left + right + up + down),
  * so heat flows out of a cell hotter than its neighbours. On the border a
- * neighbour that does not exist is left out: it counts as the centre itself,
- * and its term (centre - centre) is zero, so no heat leaks out of the field.
+ * neighbour that does not exist counts as the centre itself: its term
+ * (centre - centre) is zero, so no heat crosses the border (no flux). The
+ * source article's step counts a missing neighbour as 0 instead (it starts
+ * from 4 * centre and subtracts only the neighbours that exist), so heat leaks
+ * out across its border. The two agree while the border cells hold 0, as the
+ * article's field does until the heat reaches them; this lesson's field keeps
+ * its border warm so that the checks see a wrong edge rule.
  *
  * Build and run (from the top of the repository):
  *     make lesson03 && ./lesson03
@@ -268,10 +273,11 @@ __global__ void diffuse_optimized(const float *from, float *to, int width, int h
     }
 }
 
-/* The article's kernel, kept for the race demo: the shared tile of the 8 x 8
- * block, but the result written back into the field it reads. A block that
- * runs after its neighbour loads a halo the neighbour has already updated, so
- * the result depends on the order the GPU happens to run the blocks in.
+/* The article's kernel, kept for the race demo (with this lesson's edge rule):
+ * the shared tile of the 8 x 8 block, but the result written back into the
+ * field it reads. A block that runs after its neighbour loads a halo the
+ * neighbour has already updated, so the result depends on the order the GPU
+ * happens to run the blocks in.
  * reverse_blocks = 1 hands the tiles to the blocks in the opposite order,
  * as a scheduler is free to. */
 __global__ void diffuse_in_place(float *field, int width, int height, int reverse_blocks)

@@ -44,7 +44,8 @@
  *             per SM on compute capability 9.0 (CUDA Programming Guide,
  *             throughput table), against 64 for FP64 adds and multiplies.
  *   FP64:     an H100 SXM runs FP64 at half its FP32 rate (~34 TFLOP/s, NVIDIA's
- *             data sheet); a gaming GPU at 1/64 (lesson06 prints this GPU's ratio).
+ *             data sheet); a GeForce GPU at 1/64 (compute capability 8.6 and
+ *             8.9) or 1/32 (7.5, Turing); lesson06 prints this GPU's ratio.
  *   optimized: all 132 SMs: 10^8 / (132 x 16 x 1.98 GHz) = 24 us.
  *   naive:    40 SMs, 2.56M terms each: 2.56M / 16 / 1.98 GHz = 81 us at best,
  *             and each thread's 10,000 dependent FP64 adds (some 8 cycles
@@ -128,8 +129,9 @@ __global__ void loop_warp_per_result(double *results, long long result_count, lo
  * from more independent additions per warp. Here each lane keeps
  * ILP_ACCUMULATORS partial sums that do not wait for each other, and the
  * launch has one block of ILP_THREADS_PER_BLOCK threads per SM: 8 of 64 warps,
- * 12.5% occupancy, and the warnings say so, yet 8 warps x 4 chains keep as
- * many additions in flight as 32 warps with one chain each.
+ * 12.5% occupancy on the reference H100 (8 of 48 on compute capability 8.6
+ * and 8.9, 8 of 32 on 7.5), and the warnings say so, yet 8 warps x 4 chains
+ * keep as many additions in flight as 32 warps with one chain each.
  * __launch_bounds__ promises the compiler no block larger than this, so it
  * may give each thread more registers for the extra sums (the launch with
  * more threads would fail, not silently spill). */

@@ -13,8 +13,9 @@
  * pageable memory). Six parts,
  * each its own table, show what that link costs and how to hide it:
  *   chain      three element-wise operations: copied in and out around each
- *              (as Numba's @vectorize does on every call), kept on the GPU
- *              between launches, fused into one kernel
+ *              (as Numba's @vectorize does on every call given NumPy arrays;
+ *              device arrays it leaves on the GPU), kept on the GPU between
+ *              launches, fused into one kernel
  *   bandwidth  one copy a row, to the GPU or back, from pageable and from
  *              pinned (page-locked) memory; at -n 1, the latency of a tiny copy
  *   intensity  a polynomial of --degree D per element: the work per byte
@@ -36,7 +37,8 @@
  *   a kernel reading x, writing y from HBM:          512 MB / 3,000 GB/s = 0.17 ms
  * So an element-wise kernel is some 50x faster than its own pinned copies.
  * More work per element costs the kernel nothing until it turns compute
- * bound (a polynomial of degree about 70 on an H100); the copies pay for
+ * bound (a polynomial of degree 80 on the reference H100, where 2D FLOP per
+ * 8 bytes reach its ridge point, 20 FLOP per byte); the copies pay for
  * themselves only once the CPU's time for that work outgrows them: from a
  * degree of 4 x CPU FLOP/s / link bytes/s, some 73 against pinned copies and
  * 400 against pageable ones for a CPU that sustains 1 TFLOP/s (an assumption:
@@ -205,8 +207,9 @@ static void run_chain_cpu(const wb_data *data)
 }
 
 /* Each step copies its input to the GPU, runs, and copies its result back,
- * because a @vectorize'd function cannot know that its caller will hand the
- * result straight to the next one: six trips over the link instead of two. */
+ * as a @vectorize'd function does when given NumPy arrays: it cannot know that
+ * its caller will hand the result straight to the next one. Six trips over the
+ * link instead of two. */
 static void run_chain_vectorize(const wb_data *data)
 {
     long long n = data->shape.n;
@@ -304,7 +307,10 @@ static void note_latency(const wb_data *data)
 }
 
 /* An integrated GPU (integrated = 1: a Jetson's, and the emulated device)
- * shares the host's memory: there is no link, and nothing needs to move. */
+ * shares the host's memory: there is no link, and nothing needs to move. On
+ * many Jetson boards concurrentManagedAccess is 0 (the CPU must not touch
+ * managed memory while a kernel runs, and nothing can be prefetched), and on
+ * older ones pinned memory is uncached for the CPU. */
 static void note_integrated(const wb_data *data)
 {
     if (!data->device_info->prop.integrated)
@@ -474,8 +480,9 @@ static void prepare_managed(const wb_data *data)
 }
 
 /* The CPU writes x into managed memory, so its pages live on the host; the
- * kernel's first touch of each page faults, and the driver moves the page
- * over the link then, a few at a time, while the kernel waits. */
+ * kernel's first touch of a page faults, and the driver moves memory over the
+ * link then, in chunks of 64 KB to 2 MB on a discrete GPU, while the kernel
+ * waits. */
 static void run_managed(const wb_data *data)
 {
     memcpy(managed_x, data->host[X], data->bytes[X]);
@@ -500,10 +507,11 @@ static void run_managed_prefetched(const wb_data *data)
     memcpy(data->host[Y], managed_y, data->bytes[Y]);
 }
 
-/* Managed memory moves x to the GPU and y back page by page, on faults;
- * prefetched moves the same bytes in bulk (device, with cudaMemcpy, where
- * this GPU cannot prefetch). The difference is what the faults cost, spread
- * here over every 4 KB page of x and y. */
+/* Managed memory moves x to the GPU and y back on faults; prefetched moves the
+ * same bytes in bulk (device, with cudaMemcpy, where this GPU cannot
+ * prefetch). The difference is what the faults cost, spread here over every
+ * 4 KB page of x and y: a unit of account, since a fault migrates a chunk of
+ * 64 KB to 2 MB. */
 #define FAULT_PAGE_BYTES 4096
 
 static void note_managed(const wb_data *data)
