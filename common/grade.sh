@@ -128,10 +128,10 @@ for dir in "$@"; do
             result="FAIL"
             # the first case that failed, without the checker's indentation
             detail=$(grep -m 1 'FAIL:' "$work/$name.log" | sed 's/^ *//; s/  */ /g; s/ FAIL:/:/')
-            # why, from the same sources: the bug finder's line
+            # why, from the same sources: the bug finder's line, the student's file named as above
             cause=$(DIAGNOSE_TIMEOUT=$GRADE_TIMEOUT sh common/diagnose.sh --one-line "$name" \
                         "$work/$name.log" "$work/$name" -I"$dir" "$source" "$checker" \
-                        "$BUILD/common/workbook.o" $libraries | sed "s|$GRADE_FROM/||g")
+                        "$BUILD/common/workbook.o" $libraries | sed "s|$source|${source#"$GRADE_FROM/"}|g")
         else
             # a CUDA error, a crash or an emulator report: its first line says what
             result="error"
