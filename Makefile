@@ -113,6 +113,9 @@ lesson$(call lesson_number,$(1)): check-compiler $(BUILD)/lesson$(call lesson_nu
 endef
 
 # make exerciseNN: build your exercise.cu with its checker and run it.
+# How common/grade.sh and common/diagnose.sh build an exercise as the rules below do.
+EXERCISE_SETTINGS = BACKEND=$(BACKEND) BUILD=$(BUILD) COMPILER="$(COMPILER)" \
+  LINK_FLAGS="$(ALL_FLAGS) $(LINK_FLAGS)" LINK_LIBRARIES="$(LINK_LIBRARIES)"
 # make solutionNN: the same with the worked solution in solutions/.
 define exercise_rules
 $(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE)).o $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
@@ -121,9 +124,15 @@ $(BUILD)/exercise$(call lesson_number,$(1)): $(BUILD)/$(1)/$(basename $(call set
 $(BUILD)/solution$(call lesson_number,$(1)): $(BUILD)/solutions/$(notdir $(1))/$(basename $(call setting,$(1),EXERCISE)).o $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o $(COMMON_OBJECT) $(LINK_DEPENDENCIES)
 	$$(COMPILER) $$(ALL_FLAGS) $$(LINK_FLAGS) -o $$@ $$(filter %.o,$$^) $(call lesson_libraries,$(1)) $$(LINK_LIBRARIES)
 
-# WORKBOOK_MAKE_TARGET: the checker's hints name the target that ran it.
+# WORKBOOK_MAKE_TARGET: the checker's hints name the target that ran it. When its
+# cases come out wrong, common/diagnose.sh reads its log and runs the bug finder.
 exercise$(call lesson_number,$(1)): check-compiler $(BUILD)/exercise$(call lesson_number,$(1))
-	@WORKBOOK_MAKE_TARGET=$$@ ./$(BUILD)/exercise$(call lesson_number,$(1))
+	@WORKBOOK_MAKE_TARGET=$$@ $(BUILD)/exercise$(call lesson_number,$(1)) | tee $(BUILD)/exercise$(call lesson_number,$(1)).log; \
+	  status=$$$${PIPESTATUS[0]}; \
+	  [ $$$$status -ne 1 ] || $(EXERCISE_SETTINGS) sh common/diagnose.sh $$@ $(BUILD)/$$@.log $(BUILD)/$$@ \
+	    -I$(1) $(1)/$(call setting,$(1),EXERCISE) $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o \
+	    $(COMMON_OBJECT) $(call lesson_libraries,$(1)); \
+	  exit $$$$status
 
 solution$(call lesson_number,$(1)): check-compiler $(BUILD)/solution$(call lesson_number,$(1))
 	@WORKBOOK_MAKE_TARGET=$$@ ./$(BUILD)/solution$(call lesson_number,$(1))
@@ -224,8 +233,7 @@ GRADE_TIMEOUT ?= 120
 GRADE_CSV ?= build/grade.csv
 EXERCISE_CHECK_OBJECTS := $(foreach dir,$(EXERCISE_DIRS),$(BUILD)/$(dir)/$(basename $(call setting,$(dir),EXERCISE_CHECK)).o)
 grade: check-compiler $(COMMON_OBJECT) $(EXERCISE_CHECK_OBJECTS) $(LINK_DEPENDENCIES)
-	@BACKEND=$(BACKEND) BUILD=$(BUILD) COMPILER="$(COMPILER)" LINK_FLAGS="$(ALL_FLAGS) $(LINK_FLAGS)" \
-	  LINK_LIBRARIES="$(LINK_LIBRARIES)" GRADE_FROM="$(GRADE_FROM)" GRADE_STUDENT="$(GRADE_STUDENT)" \
+	@$(EXERCISE_SETTINGS) GRADE_FROM="$(GRADE_FROM)" GRADE_STUDENT="$(GRADE_STUDENT)" \
 	  GRADE_CSV="$(GRADE_CSV)" GRADE_TIMEOUT="$(GRADE_TIMEOUT)" sh common/grade.sh $(EXERCISE_DIRS)
 
 doctor:
@@ -237,7 +245,8 @@ help:
 	@echo "targets:"
 	@echo "  lessonNN       build ./lessonNN (here: $(LESSONS))"
 	@echo "  all            build every lesson"
-	@echo "  exerciseNN     build your exercise (lessons/NN-*/exercise.cu) and check it (here: $(EXERCISES))"
+	@echo "  exerciseNN     build your exercise (lessons/NN-*/exercise.cu) and check it (here: $(EXERCISES));"
+	@echo "                 after a FAIL the bug finder names the line of a race or an out-of-bounds access"
 	@echo "  solutionNN     the same with the worked solution in solutions/"
 	@echo "  test           build everything and run the Bats test suite in tests/"
 	@echo "  bench          run every lesson over its lesson.conf sweep; append to plots/results/<device>.csv;"
@@ -247,7 +256,8 @@ help:
 	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
 	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
 	@echo "  grade          build and check every exercise: PASS / FAIL / not implemented / does not"
-	@echo "                 compile, a total and $(GRADE_CSV); GRADE_FROM=DIR grades a student's lessons/"
+	@echo "                 compile, a FAIL's bug finder line, a total and $(GRADE_CSV); GRADE_FROM=DIR"
+	@echo "                 grades a student's lessons/"
 	@echo "  doctor         check this machine: nvcc, driver, GPUs, the architecture built for;"
 	@echo "                 BRIEF=1: one line (host, ready or not, GPU, CUDA, tests), for a room of machines"
 	@echo "  clean          remove build/ and the lesson programs"

@@ -10,6 +10,7 @@
 #   exercise01  PASS
 #   exercise02  does not compile: 02-grayscale/exercise.cu:31:5: error: 'colum' was not declared in this scope
 #   exercise03  FAIL: 97x61: first wrong cell (row 0, column 32): expected 0.5, got nan (never written)
+#               the bug finder: data race on shared memory in kernel diffuse_tile, block (0,0,0): ...
 #   exercise04  not implemented
 #   exercise05  deadlock: deadlock in kernel block_sums_tree, block (0,0,0): no thread of the block can continue.
 #   exercise06  timed out: after 120 s: a deadlock or an endless loop
@@ -17,7 +18,10 @@
 #   exercise08  PASS
 #   grade: 2 of 8 exercises pass
 #
-# and the same as CSV (student, exercise, result, detail, seconds) in
+# A FAIL is followed by what the bug finder (common/diagnose.sh) says about it: a
+# race or an access out of bounds with the student's line, or that it found none.
+# The same goes as CSV (student, exercise, result, detail, seconds; the bug
+# finder's line at the end of the detail) to
 # GRADE_CSV, for a gradebook. Each exercise is compiled from GRADE_FROM/NN-topic/
 # with the checker and common/ of this checkout, so a student's edits to a
 # checker do not count. A kernel that never finishes cannot stall the grading:
@@ -92,7 +96,7 @@ for dir in "$@"; do
     total=$((total + 1))
     started=$(date +%s)
 
-    detail=""
+    detail="" cause=""
     if [ ! -f "$source" ]; then
         result="missing"
         detail="no $source"
@@ -124,6 +128,10 @@ for dir in "$@"; do
             result="FAIL"
             # the first case that failed, without the checker's indentation
             detail=$(grep -m 1 'FAIL:' "$work/$name.log" | sed 's/^ *//; s/  */ /g; s/ FAIL:/:/')
+            # why, from the same sources: the bug finder's line, the student's file named as above
+            cause=$(DIAGNOSE_TIMEOUT=$GRADE_TIMEOUT sh common/diagnose.sh --one-line "$name" \
+                        "$work/$name.log" "$work/$name" -I"$dir" "$source" "$checker" \
+                        "$BUILD/common/workbook.o" $libraries | sed "s|$source|${source#"$GRADE_FROM/"}|g")
         else
             # a CUDA error, a crash or an emulator report: its first line says what
             result="error"
@@ -137,6 +145,10 @@ for dir in "$@"; do
         printf '%-11s %s: %s\n' "$name" "$result" "$detail"
     else
         printf '%-11s %s\n' "$name" "$result"
+    fi
+    if [ -n "$cause" ]; then
+        printf '%-11s %s\n' "" "$cause"
+        detail="$detail; $cause"
     fi
     printf '%s,%s,%s,%s,%s\n' "$(csv_field "$GRADE_STUDENT")" "$name" "$result" \
         "$(csv_field "$detail")" "$seconds" >>"$GRADE_CSV"

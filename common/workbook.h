@@ -34,7 +34,8 @@
  *   wb_measured_ms(), wb_note()  a row's median, and a line under the table (finish)
  *   wb_timeline, wb_span_*   spans of work on streams, drawn under the table
  * and for exercise checkers, which do their own small loop:
- *   wb_describe_device(), wb_alloc_host(), wb_fill_random(), wb_check()
+ *   wb_describe_device(), wb_alloc_host(), wb_fill_random(), wb_check(),
+ *   wb_checker_margin()
  */
 #ifndef WORKBOOK_H
 #define WORKBOOK_H
@@ -374,6 +375,13 @@ typedef struct {
 /* Compares n floats with the tolerance rule above. */
 wb_check_result wb_check(const float *expected, const float *actual, long long n,
                          double atol, double rtol);
+
+/* The margin a checker leaves after a device buffer to see a kernel run past
+ * its end (it fills the margin and checks it afterwards): `bytes`, or 0 while
+ * the bug finder reruns a failed exercise (WORKBOOK_EXACT_BUFFERS=1, set by
+ * common/diagnose.sh). Then the emulator's guard page (CUDA_EMU_GUARD=1) lies
+ * right after the data and stops the first access past it, naming its line. */
+size_t wb_checker_margin(size_t bytes);
 
 /* Every checker reports in one format, which students read and make grade
  * parses (common/grade.sh):

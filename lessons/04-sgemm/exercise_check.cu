@@ -113,8 +113,9 @@ int main(void)
         int m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
         size_t a_bytes = (size_t)m * k * sizeof(float), b_bytes = (size_t)k * n * sizeof(float);
         size_t c_bytes = (size_t)m * n * sizeof(float);
-        size_t a_padding = (size_t)NAN_PADDING_ROWS * k * sizeof(float);
-        size_t b_padding = (size_t)NAN_PADDING_ROWS * n * sizeof(float);
+        /* none under the bug finder: the guard page past each matrix names the line */
+        size_t a_padding = wb_checker_margin((size_t)NAN_PADDING_ROWS * k * sizeof(float));
+        size_t b_padding = wb_checker_margin((size_t)NAN_PADDING_ROWS * n * sizeof(float));
         size_t c_padding = b_padding; /* rows of n, like B's */
         float *d_a, *d_b, *d_c;
         CUDA_CHECK(cudaMalloc(&d_a, a_bytes + a_padding));
