@@ -297,8 +297,9 @@ help:
 	@echo "  test           build everything and run the Bats test suite in tests/"
 	@echo "  bench          run every lesson over its lesson.conf sweep; append to plots/results/<device>.csv;"
 	@echo "                 then the emulator's own benchmark (context switch, 16M reduction)"
-	@echo "  plots          check plots/reference/*.csv and plots/results/*.csv, draw charts into plots/out/"
-	@echo "                 and heat maps of the fields lesson03 --output wrote under plots/results/"
+	@echo "  plots          check plots/reference/*.csv and plots/results/*.csv, draw charts into plots/out/,"
+	@echo "                 heat maps of the fields lesson03 --output wrote under plots/results/"
+	@echo "                 and lesson09's model of its scaling"
 	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
 	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
 	@echo "  grade          build and check every exercise: PASS / FAIL / not implemented / does not"
@@ -340,11 +341,14 @@ bench: all
 # make plots: charts from the committed reference results (plots/reference/)
 # and this machine's (plots/results/, from make bench) into plots/out/.
 # Also heat maps of every folder of fields under plots/results/ (as
-# ./lesson03 --output plots/results/NAME writes them) into plots/out/NAME.png.
+# ./lesson03 --output plots/results/NAME writes them) into plots/out/NAME.png,
+# and lesson 09's model of multi-GPU scaling, which needs no results.
 FIELD_DIRS = $(patsubst %/final.dat,%,$(wildcard plots/results/*/final.dat))
 PNG_FORMAT = $(shell gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo && echo pngcairo || echo png)
 plots:
 	sh plots/plot.sh plots/out $(or $(wildcard plots/reference/*.csv plots/results/*.csv),plots/results/*.csv)
+	@gnuplot -e "format='$(PNG_FORMAT)'; outfile='plots/out/lesson09-model.png'" plots/terminal.gp \
+	  plots/multi-gpu-model.gp && echo "drew plots/out/lesson09-model.png (lesson 09's model, not a measurement)"
 	@for fields in $(FIELD_DIRS); do \
 	  gnuplot -e "format='$(PNG_FORMAT)'; outfile='plots/out/$$(basename $$fields).png'; fields='$$fields'" \
 	    plots/terminal.gp plots/heatmaps.gp && echo "drew plots/out/$$(basename $$fields).png"; \
