@@ -511,10 +511,10 @@ static void note_variant(const char *name, const wb_timeline *timeline)
             ms / steps, worst[0], -100.0 * worst[1]);
 }
 
-static void finish(const wb_data *data)
+/* Under the table, when a GPU variant ran (on every rank alike): the slabs,
+ * each variant's step and exchange, and rank 0's timelines. */
+static void note_steps(const wb_data *data)
 {
-    if (!data->device_info->gpu_available)
-        return;
     int most = slab_of(0, ranks, part.width, part.height).rows;
     int least = slab_of(ranks - 1, ranks, part.width, part.height).rows;
     char rows[48];
@@ -539,6 +539,12 @@ static void finish(const wb_data *data)
     wb_note_timeline(&optimized_timeline, title, split_lanes, 3, TIMELINE_COLUMNS);
     snprintf(title, sizeof title, "nccl on rank 0, %lld step%s", steps, steps == 1 ? "" : "s");
     wb_note_timeline(&nccl_timeline, title, slab_lanes, 2, TIMELINE_COLUMNS);
+}
+
+static void finish(const wb_data *data)
+{
+    if (naive_timeline.count + optimized_timeline.count + nccl_timeline.count > 0)
+        note_steps(data);
 #ifdef HAVE_NCCL
     if (nccl_comm)
         NCCL_CHECK(ncclCommDestroy(nccl_comm));
