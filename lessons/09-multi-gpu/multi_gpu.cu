@@ -289,10 +289,10 @@ static void exchange_through_host(float *slab_cells, float *staging, cudaStream_
 
 /* ---- what a step's time goes to: timelines ------------------------------------ */
 
-/* The lanes: the exchange, and the kernels (naive and nccl step the whole
- * slab in one; optimized its two edge rows, then its interior). A span is
- * labelled with the step it serves. */
-enum { EXCHANGE, EDGE_ROWS, INTERIOR, LANES };
+/* The lanes: the exchange, and the kernels. STEP is the kernel of the whole
+ * slab (naive, nccl) or of its two edge rows (optimized, whose INTERIOR lane
+ * has the rest). A span is labelled with the step it serves. */
+enum { EXCHANGE, STEP, INTERIOR };
 static const char *const slab_lanes[] = {"exchange", "slab"};
 static const char *const split_lanes[] = {"exchange", "edge rows", "interior"};
 static wb_timeline naive_timeline, optimized_timeline, nccl_timeline;
@@ -312,7 +312,7 @@ static void run_naive(const wb_data *data)
         int span = wb_span_begin(&naive_timeline, EXCHANGE, (int)s, 0);
         exchange_through_host(from, pageable_staging, 0);
         wb_span_end(&naive_timeline, span, 0);
-        span = wb_span_begin(&naive_timeline, EDGE_ROWS, (int)s, 0);
+        span = wb_span_begin(&naive_timeline, STEP, (int)s, 0);
         step_rows(from, to, 0, part.rows, 0);
         wb_span_end(&naive_timeline, span, 0);
         from = to;
@@ -355,7 +355,7 @@ static void run_optimized(const wb_data *data)
     wb_span_end(timeline, span, edge);
     for (long long s = 0; s < steps; s++) {
         float *to = target_of(s, (float *)data->device[FINAL], (float *)data->device[SCRATCH]);
-        span = wb_span_begin(timeline, EDGE_ROWS, (int)s, edge);
+        span = wb_span_begin(timeline, STEP, (int)s, edge);
         step_rows(from, to, 0, 1, edge);
         if (part.rows > 1)
             step_rows(from, to, part.rows - 1, 1, edge);
@@ -447,7 +447,7 @@ static void run_nccl(const wb_data *data)
         int span = wb_span_begin(&nccl_timeline, EXCHANGE, (int)s, nccl_stream);
         exchange_nccl(from, nccl_stream);
         wb_span_end(&nccl_timeline, span, nccl_stream);
-        span = wb_span_begin(&nccl_timeline, EDGE_ROWS, (int)s, nccl_stream);
+        span = wb_span_begin(&nccl_timeline, STEP, (int)s, nccl_stream);
         step_rows(from, to, 0, part.rows, nccl_stream);
         wb_span_end(&nccl_timeline, span, nccl_stream);
         from = to;
