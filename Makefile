@@ -80,6 +80,38 @@ else
 endif
 ALL_FLAGS = $(NVCCFLAGS) $(ARCH_FLAGS) $(HOST_FLAGS) -Icommon
 
+# ---- MPI and NCCL, for the lessons whose lesson.conf asks for them -----------
+
+# MPI = yes: the lesson is an MPI program (lesson 09). Its files compile and
+# link with Open MPI's flags, which its compiler wrapper reports; without MPI
+# the other lessons still build, and make lessonNN says what to install.
+# (The lessons call MPI's C API: its deprecated C++ bindings, which mpi.h
+# declares for C++ unless told not to, are left out.)
+MPICXX ?= mpicxx
+MPI_COMPILE_FLAGS := -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(shell $(MPICXX) --showme:compile 2>/dev/null)
+MPI_LINK_FLAGS := $(shell $(MPICXX) --showme:link 2>/dev/null)
+MPI_INSTALL := sudo apt-get install libopenmpi-dev openmpi-bin
+# NCCL = yes: the lesson has an nccl variant, built by nvcc when the CUDA
+# Toolkit or the system has nccl.h and libnccl (make doctor says how to get
+# them); the emulator has no NCCL.
+NVCC_HOME := $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null)))
+NCCL_HEADER := $(firstword $(wildcard $(NVCC_HOME)/include/nccl.h /usr/include/nccl.h))
+NCCL_LIBRARY := $(firstword $(wildcard $(NVCC_HOME)/lib64/libnccl.so $(NVCC_HOME)/lib/libnccl.so \
+                                       /usr/lib/*/libnccl.so /usr/lib64/libnccl.so))
+NCCL_FOUND := $(and $(NCCL_HEADER),$(NCCL_LIBRARY))
+# nvcc takes -I, -D, -L and -l itself; the rest (-pthread, -Wl,...) is for the host compiler
+nvcc_form = $(foreach flag,$(1),$(if $(filter -I% -D% -L% -l%,$(flag)),$(flag),$(if $(filter -Wl$(comma)%,$(flag)),-Xlinker $(patsubst -Wl$(comma)%,%,$(flag)),-Xcompiler $(flag))))
+compiler_form = $(if $(filter cuda,$(BACKEND)),$(call nvcc_form,$(1)),$(1))
+# $(call asks_for,DIR,MPI): DIR when its lesson.conf says MPI = yes (the lists are below)
+asks_for = $(filter $(1),$(LESSONS_ASKING_$(2)))
+# $(call missing,DIR): what DIR's lesson needs that this machine lacks, and how to get it
+missing = $(if $(and $(call asks_for,$(1),MPI),$(if $(MPI_LINK_FLAGS),,no)),MPI$(comma) which is not installed (no $(MPICXX)): $(MPI_INSTALL))
+# what a lesson's files compile with besides ALL_FLAGS, for BACKEND and for nvcc
+lesson_flags = $(if $(call asks_for,$(1),MPI),$(call compiler_form,$(MPI_COMPILE_FLAGS))) \
+               $(if $(and $(filter cuda,$(BACKEND)),$(call asks_for,$(1),NCCL),$(NCCL_FOUND)),-DHAVE_NCCL)
+nvcc_lesson_flags = $(if $(call asks_for,$(1),MPI),$(call nvcc_form,$(MPI_COMPILE_FLAGS))) \
+                    $(if $(and $(call asks_for,$(1),NCCL),$(NCCL_FOUND)),-DHAVE_NCCL)
+
 # ---- what there is to build -------------------------------------------------
 
 LESSON_DIRS := $(sort $(wildcard lessons/[0-9][0-9]-*))
@@ -87,10 +119,19 @@ lesson_number = $(firstword $(subst -, ,$(notdir $(1))))
 # $(call setting,DIR,KEY): the value of "KEY = value" in DIR/lesson.conf
 setting = $(shell sed -n 's/^$(2)[[:space:]]*=[[:space:]]*//p' $(1)/lesson.conf 2>/dev/null)
 lesson_source = $(addprefix $(1)/,$(call setting,$(1),PROGRAM))
-# LIBS for every backend; CUDA_LIBS (NVIDIA's libraries: -lcublas) for nvcc only
-lesson_libraries = $(call setting,$(1),LIBS) $(if $(filter cuda,$(BACKEND)),$(call setting,$(1),CUDA_LIBS))
+# LIBS for every backend; CUDA_LIBS (NVIDIA's libraries: -lcublas) for nvcc
+# only; MPI's and NCCL's when the lesson.conf asks for them
+lesson_libraries = $(call setting,$(1),LIBS) $(if $(filter cuda,$(BACKEND)),$(call setting,$(1),CUDA_LIBS)) \
+                   $(if $(call asks_for,$(1),MPI),$(call compiler_form,$(MPI_LINK_FLAGS))) \
+                   $(if $(and $(filter cuda,$(BACKEND)),$(call asks_for,$(1),NCCL),$(NCCL_FOUND)),-L$(dir $(NCCL_LIBRARY)) -lnccl)
 LESSONS := $(foreach dir,$(LESSON_DIRS),lesson$(call lesson_number,$(dir)))
-EXERCISE_DIRS := $(foreach dir,$(LESSON_DIRS),$(if $(call setting,$(dir),EXERCISE),$(dir)))
+LESSONS_ASKING_MPI := $(foreach dir,$(LESSON_DIRS),$(if $(filter yes,$(call setting,$(dir),MPI)),$(dir)))
+LESSONS_ASKING_NCCL := $(foreach dir,$(LESSON_DIRS),$(if $(filter yes,$(call setting,$(dir),NCCL)),$(dir)))
+# the lessons this machine can build: all but those that need what it lacks (MPI)
+BUILDABLE_DIRS := $(foreach dir,$(LESSON_DIRS),$(if $(call missing,$(dir)),,$(dir)))
+UNBUILDABLE_DIRS := $(filter-out $(BUILDABLE_DIRS),$(LESSON_DIRS))
+BUILDABLE_LESSONS := $(foreach dir,$(BUILDABLE_DIRS),lesson$(call lesson_number,$(dir)))
+EXERCISE_DIRS := $(foreach dir,$(BUILDABLE_DIRS),$(if $(call setting,$(dir),EXERCISE),$(dir)))
 EXERCISES := $(foreach dir,$(EXERCISE_DIRS),exercise$(call lesson_number,$(dir)))
 SOLUTIONS := $(foreach dir,$(EXERCISE_DIRS),solution$(call lesson_number,$(dir)))
 
@@ -99,7 +140,8 @@ COMMON_OBJECT := $(BUILD)/common/workbook.o
 .PHONY: all help test test-programs nvcc-check bench plots doctor grade clean sanitize \
         $(LESSONS) $(EXERCISES) $(SOLUTIONS) check-compiler
 
-all: $(LESSONS)
+all: $(BUILDABLE_LESSONS)
+	@$(foreach dir,$(UNBUILDABLE_DIRS),echo "lesson$(call lesson_number,$(dir)) not built: it needs $(call missing,$(dir))";)
 
 # make lessonNN: build the lesson for $(BACKEND) and copy it to ./lessonNN.
 # define ... endef writes the same three rules for every lesson directory.
@@ -130,7 +172,7 @@ exercise$(call lesson_number,$(1)): check-compiler $(BUILD)/exercise$(call lesso
 	@WORKBOOK_MAKE_TARGET=$$@ $(BUILD)/exercise$(call lesson_number,$(1)) | tee $(BUILD)/exercise$(call lesson_number,$(1)).log; \
 	  status=$$$${PIPESTATUS[0]}; \
 	  [ $$$$status -ne 1 ] || $(EXERCISE_SETTINGS) sh common/diagnose.sh $$@ $(BUILD)/$$@.log $(BUILD)/$$@ \
-	    -I$(1) $(1)/$(call setting,$(1),EXERCISE) $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o \
+	    -I$(1) $(call lesson_flags,$(1)) $(1)/$(call setting,$(1),EXERCISE) $(BUILD)/$(1)/$(basename $(call setting,$(1),EXERCISE_CHECK)).o \
 	    $(COMMON_OBJECT) $(call lesson_libraries,$(1)); \
 	  exit $$$$status
 
@@ -138,8 +180,15 @@ solution$(call lesson_number,$(1)): check-compiler $(BUILD)/solution$(call lesso
 	@WORKBOOK_MAKE_TARGET=$$@ ./$(BUILD)/solution$(call lesson_number,$(1))
 endef
 
-$(foreach dir,$(LESSON_DIRS),$(eval $(call lesson_rules,$(dir))))
+$(foreach dir,$(BUILDABLE_DIRS),$(eval $(call lesson_rules,$(dir))))
 $(foreach dir,$(EXERCISE_DIRS),$(eval $(call exercise_rules,$(dir))))
+
+# A lesson that needs what this machine lacks says so in one line.
+define unbuildable_rules
+lesson$(call lesson_number,$(1)) exercise$(call lesson_number,$(1)) solution$(call lesson_number,$(1)):
+	@echo "make: $$@ needs $(call missing,$(1))" >&2; exit 1
+endef
+$(foreach dir,$(UNBUILDABLE_DIRS),$(eval $(call unbuildable_rules,$(dir))))
 
 # make lesson99, exercise42: say what there is instead of "No rule to make target".
 lesson%:
@@ -151,7 +200,7 @@ solution%:
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(COMPILER) $(ALL_FLAGS) $(LESSON_INCLUDE) -MMD -MP -c $< -o $@
+	$(COMPILER) $(ALL_FLAGS) $(LESSON_INCLUDE) $(LESSON_FLAGS) -MMD -MP -c $< -o $@
 
 # headers are dependencies: the compiler wrote them into the .d files
 -include $(shell find build -name '*.d' 2>/dev/null)
@@ -167,12 +216,13 @@ endif
 # when nvcc is installed, so that code which only works off the GPU cannot
 # slip in (it must compile for a real GPU architecture).
 HAVE_NVCC := $(shell command -v $(NVCC) >/dev/null 2>&1 && echo yes)
-BUILD_NAMES := $(foreach dir,$(LESSON_DIRS),$(BUILD)/lesson$(call lesson_number,$(dir))) \
+BUILD_NAMES := $(foreach dir,$(BUILDABLE_DIRS),$(BUILD)/lesson$(call lesson_number,$(dir))) \
                $(foreach dir,$(EXERCISE_DIRS),$(BUILD)/exercise$(call lesson_number,$(dir)) \
                                               $(BUILD)/solution$(call lesson_number,$(dir)))
 test-programs: $(BUILD_NAMES)
 
-ALL_CU := $(shell find lessons solutions common tests -name '*.cu' 2>/dev/null | sort)
+ALL_CU := $(filter-out $(foreach dir,$(UNBUILDABLE_DIRS),$(dir)/% solutions/$(notdir $(dir))/%),\
+                       $(shell find lessons solutions common tests -name '*.cu' 2>/dev/null | sort))
 NVCC_CHECK := build/nvcc-check-sm$(CUDA_ARCH)
 
 # Compiles every .cu in the repository with nvcc for a real GPU architecture.
@@ -180,11 +230,15 @@ nvcc-check: $(patsubst %.cu,$(NVCC_CHECK)/%.o,$(ALL_CU))
 
 $(NVCC_CHECK)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -arch=sm_$(CUDA_ARCH) $(HOST_FLAGS) -Icommon $(LESSON_INCLUDE) -MMD -MP -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -arch=sm_$(CUDA_ARCH) $(HOST_FLAGS) -Icommon $(LESSON_INCLUDE) $(LESSON_FLAGS) -MMD -MP -c $< -o $@
 
 # A worked solution includes its lesson's headers as the exercise beside them
 # does (#include "luma.h"): from the lesson's folder.
 $(foreach dir,$(EXERCISE_DIRS),$(eval $(BUILD)/solutions/$(notdir $(dir))/%.o $(NVCC_CHECK)/solutions/$(notdir $(dir))/%.o: LESSON_INCLUDE := -I$(dir)))
+# The flags a lesson's lesson.conf asks for (MPI, NCCL), for its files and its
+# worked solution's.
+$(foreach dir,$(LESSON_DIRS),$(eval $(BUILD)/$(dir)/%.o $(BUILD)/solutions/$(notdir $(dir))/%.o: LESSON_FLAGS := $(call lesson_flags,$(dir))))
+$(foreach dir,$(LESSON_DIRS),$(eval $(NVCC_CHECK)/$(dir)/%.o $(NVCC_CHECK)/solutions/$(notdir $(dir))/%.o: LESSON_FLAGS := $(call nvcc_lesson_flags,$(dir))))
 
 BATS_LIBRARIES := $(or $(BATS_LIB_PATH),/usr/lib/bats)
 
@@ -216,10 +270,10 @@ endif
 sanitize:
 ifneq ($(filter-out 0,$(GPU_COUNT)),)
 	$(MAKE) --no-print-directory BACKEND=cuda all
-	SANITIZE_TOOL=compute-sanitizer SANITIZE_BUILD=build/cuda-sm$(CUDA_ARCH) sh common/sanitize.sh $(LESSONS)
+	SANITIZE_TOOL=compute-sanitizer SANITIZE_BUILD=build/cuda-sm$(CUDA_ARCH) sh common/sanitize.sh $(BUILDABLE_LESSONS)
 else
-	$(MAKE) --no-print-directory BACKEND=emu SANITIZE=1 $(foreach lesson,$(LESSONS),build/emu-sanitize/$(lesson))
-	SANITIZE_TOOL=emu SANITIZE_BUILD=build/emu-sanitize sh common/sanitize.sh $(LESSONS)
+	$(MAKE) --no-print-directory BACKEND=emu SANITIZE=1 $(foreach lesson,$(BUILDABLE_LESSONS),build/emu-sanitize/$(lesson))
+	SANITIZE_TOOL=emu SANITIZE_BUILD=build/emu-sanitize sh common/sanitize.sh $(BUILDABLE_LESSONS)
 endif
 
 # ---- lab tools ----------------------------------------------------------------
@@ -234,6 +288,7 @@ GRADE_CSV ?= build/grade.csv
 EXERCISE_CHECK_OBJECTS := $(foreach dir,$(EXERCISE_DIRS),$(BUILD)/$(dir)/$(basename $(call setting,$(dir),EXERCISE_CHECK)).o)
 grade: check-compiler $(COMMON_OBJECT) $(EXERCISE_CHECK_OBJECTS) $(LINK_DEPENDENCIES)
 	@$(EXERCISE_SETTINGS) GRADE_FROM="$(GRADE_FROM)" GRADE_STUDENT="$(GRADE_STUDENT)" \
+	  MPI_FLAGS="$(call compiler_form,$(MPI_COMPILE_FLAGS) $(MPI_LINK_FLAGS))" \
 	  GRADE_CSV="$(GRADE_CSV)" GRADE_TIMEOUT="$(GRADE_TIMEOUT)" sh common/grade.sh $(EXERCISE_DIRS)
 
 doctor:
@@ -251,8 +306,9 @@ help:
 	@echo "  test           build everything and run the Bats test suite in tests/"
 	@echo "  bench          run every lesson over its lesson.conf sweep; append to plots/results/<device>.csv;"
 	@echo "                 then the emulator's own benchmark (context switch, 16M reduction)"
-	@echo "  plots          check plots/reference/*.csv and plots/results/*.csv, draw charts into plots/out/"
-	@echo "                 and heat maps of the fields lesson03 --output wrote under plots/results/"
+	@echo "  plots          check plots/reference/*.csv and plots/results/*.csv, draw charts into plots/out/,"
+	@echo "                 heat maps of the fields lesson03 --output wrote under plots/results/"
+	@echo "                 and lesson09's model of its scaling"
 	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
 	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
 	@echo "  grade          build and check every exercise: PASS / FAIL / not implemented / does not"
@@ -267,6 +323,7 @@ help:
 	  "BACKEND=$(BACKEND)" "cuda, emu (CPU emulation) or auto (cuda when a GPU is usable)" \
 	  "CUDA_ARCH=$(CUDA_ARCH)" "GPU architecture for nvcc, e.g. 75, 80, 86, 89, 90" \
 	  "NVCC=$(NVCC)" "" \
+	  "MPICXX=$(MPICXX)" "Open MPI's compiler wrapper: its flags build lesson09" \
 	  "CC=..." "host compiler for the CPU code (nvcc -ccbin), e.g. CC=gcc-12" \
 	  "CFLAGS=$(CFLAGS)" "" \
 	  "NVCCFLAGS=$(NVCCFLAGS)" "" \
@@ -287,18 +344,21 @@ clean:
 # make bench: every lesson at its benchmark sizes, appended to
 # plots/results/<device>.csv; then the emulator's own benchmark.
 bench: all
-	BACKEND=$(BACKEND) BUILD=$(BUILD) sh common/bench.sh $(LESSONS)
+	BACKEND=$(BACKEND) BUILD=$(BUILD) sh common/bench.sh $(BUILDABLE_LESSONS)
 	$(EMUCC) -O2 -o build/emu-bench common/emu/bench.cu
 	./build/emu-bench
 
 # make plots: charts from the committed reference results (plots/reference/)
 # and this machine's (plots/results/, from make bench) into plots/out/.
 # Also heat maps of every folder of fields under plots/results/ (as
-# ./lesson03 --output plots/results/NAME writes them) into plots/out/NAME.png.
+# ./lesson03 --output plots/results/NAME writes them) into plots/out/NAME.png,
+# and lesson 09's model of multi-GPU scaling, which needs no results.
 FIELD_DIRS = $(patsubst %/final.dat,%,$(wildcard plots/results/*/final.dat))
 PNG_FORMAT = $(shell gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo && echo pngcairo || echo png)
 plots:
 	sh plots/plot.sh plots/out $(or $(wildcard plots/reference/*.csv plots/results/*.csv),plots/results/*.csv)
+	@gnuplot -e "format='$(PNG_FORMAT)'; outfile='plots/out/lesson09-model.png'" plots/terminal.gp \
+	  plots/multi-gpu-model.gp && echo "drew plots/out/lesson09-model.png (lesson 09's model, not a measurement)"
 	@for fields in $(FIELD_DIRS); do \
 	  gnuplot -e "format='$(PNG_FORMAT)'; outfile='plots/out/$$(basename $$fields).png'; fields='$$fields'" \
 	    plots/terminal.gp plots/heatmaps.gp && echo "drew plots/out/$$(basename $$fields).png"; \

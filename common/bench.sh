@@ -17,6 +17,10 @@
 #   BENCH_NOISY_PCT    spread (interquartile range / median, %) above which a
 #                      row is called noisy in the summary (default 5)
 #
+# A lesson whose lesson.conf has LAUNCH (an MPI program: "mpirun -np 2 ...")
+# runs as that command followed by the program and its options; its rows come
+# from its first rank.
+#
 # The results file is named after the device: a slug of the GPU's name
 # (nvidia-h100-80gb-hbm3.csv), cpu-emulation.csv for the emulator, no-gpu.csv
 # when no GPU could run. It has one header: the columns the programs print
@@ -109,6 +113,7 @@ for lesson in "$@"; do
         continue
     fi
     no_gpu_reason=""
+    launch=$(lesson_setting "$lesson" LAUNCH)
     : > "$work/$lesson.rows"
     # A program of several parts (lesson07) names the ones besides its default
     # in BENCH_PARTS; each part's rows say which it is in their lesson column.
@@ -117,8 +122,8 @@ for lesson in "$@"; do
         [ -n "$part" ] && part_option="--part $part"
         for size in $(sizes_for "$lesson" "$part"); do
             run_name="$lesson${part:+ --part $part} n=$size"
-            # shellcheck disable=SC2086  # the options are lists of words
-            "$lesson_program" --csv -n "$size" $part_option $repetition_options \
+            # shellcheck disable=SC2086  # the launcher and the options are lists of words
+            $launch "$lesson_program" --csv -n "$size" $part_option $repetition_options \
                 > "$work/out" 2> "$work/err"
             status=$?
             [ -n "$columns" ] || columns=$(head -n 1 "$work/out" | grep '^lesson,')

@@ -126,6 +126,32 @@ else
     problem "no stb_image (libstb-dev)"
 fi
 
+# Lesson 09 is an MPI program: Open MPI's compiler wrapper gives the flags it
+# builds with, and mpirun starts its ranks. Its nccl variant needs NVIDIA's
+# NCCL (nccl.h and libnccl), which only a GPU can use: optional.
+if command -v mpicxx >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; then
+    say "MPI" "$(mpirun --version 2>/dev/null | head -n 1) (lesson09: mpirun -np 2 ./lesson09)"
+else
+    say "MPI" "not found: lesson09 is an MPI program (mpicxx, mpirun); the others build without"
+    next_step "sudo apt-get install libopenmpi-dev openmpi-bin"
+    problem "no MPI (libopenmpi-dev)"
+fi
+cuda_home=$(dirname "$(dirname "$(readlink -f "$(command -v "$NVCC" 2>/dev/null)" 2>/dev/null)")")
+nccl_header="" nccl_library=""
+for file in "$cuda_home/include/nccl.h" /usr/include/nccl.h; do
+    [ -f "$file" ] && nccl_header=$file
+done
+for file in "$cuda_home"/lib*/libnccl.so /usr/lib/*/libnccl.so /usr/lib64/libnccl.so; do
+    [ -f "$file" ] && nccl_library=$file
+done
+if [ -n "$nccl_header" ] && [ -n "$nccl_library" ]; then
+    say "NCCL" "$nccl_header, $nccl_library: lesson09's nccl variant is built with nvcc"
+else
+    say "NCCL" "not found: lesson09's nccl variant is skipped (optional, GPUs only)"
+    next_step "NVIDIA's libnccl2 and libnccl-dev, from its CUDA repository for your distribution:"
+    next_step "sudo apt-get install libnccl2 libnccl-dev (https://developer.nvidia.com/nccl)"
+fi
+
 # The summary: one line, the same on every machine, so that a room's lines
 # line up (make doctor BRIEF=1 prints only this one).
 if [ -n "$gpus" ]; then

@@ -33,6 +33,8 @@
 #   BACKEND, BUILD        cuda or emu, and where the checker objects are
 #   COMPILER, LINK_FLAGS  the compiler and all flags of a lesson's link
 #   LINK_LIBRARIES        libraries every program links
+#   MPI_FLAGS             Open MPI's compile and link flags, for a lesson whose
+#                         lesson.conf says MPI = yes
 #   GRADE_FROM            where the exercises are (default lessons)
 #   GRADE_STUDENT         the name in the CSV (default: the checkout's folder)
 #   GRADE_CSV             the CSV file (default build/grade.csv)
@@ -93,6 +95,7 @@ for dir in "$@"; do
     checker=$BUILD/$dir/$(setting "$dir" EXERCISE_CHECK | sed 's/\.cu$/.o/')
     libraries="$(setting "$dir" LIBS)"
     [ "$BACKEND" = cuda ] && libraries="$libraries $(setting "$dir" CUDA_LIBS)"
+    [ "$(setting "$dir" MPI)" = yes ] && libraries="$libraries ${MPI_FLAGS:-}"
     total=$((total + 1))
     started=$(date +%s)
 

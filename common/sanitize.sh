@@ -10,7 +10,8 @@
 # CUDA_EMU_POISON=1 (uninitialized global memory reads as NaN and fails the lesson's check).
 # With a GPU (SANITIZE_TOOL=compute-sanitizer, which make sanitize sets when nvidia-smi lists
 # one) each runs under NVIDIA's compute-sanitizer tools memcheck, racecheck, initcheck and
-# synccheck. A lesson runs with the SMALL_ARGS of its lesson.conf: one quick run.
+# synccheck. A lesson runs with the SMALL_ARGS of its lesson.conf: one quick run, started by
+# its LAUNCH when it has one (an MPI program: "mpirun -np 2 ...", every rank under the checks).
 #
 # Exit status: 0 when every program ran clean, 1 otherwise (the findings are printed), 2 usage.
 
@@ -29,10 +30,10 @@ case $tool in
     *) echo "$program: SANITIZE_TOOL=$tool: expected emu or compute-sanitizer" >&2; exit 2 ;;
 esac
 
-# small_args lesson01: the SMALL_ARGS of its lesson.conf; nothing for other programs
-small_args() {
+# lesson_setting lesson01 SMALL_ARGS: that setting of its lesson.conf; nothing for other programs
+lesson_setting() {
     case $1 in
-        lesson[0-9][0-9]) sed -n 's/^SMALL_ARGS[[:space:]]*=[[:space:]]*//p' \
+        lesson[0-9][0-9]) sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" \
                               lessons/"${1#lesson}"-*/lesson.conf 2>/dev/null ;;
     esac
 }
@@ -47,15 +48,17 @@ for name in "$@"; do
         failed=1
         continue
     fi
-    arguments=$(small_args "$name")
+    arguments=$(lesson_setting "$name" SMALL_ARGS)
+    launch=$(lesson_setting "$name" LAUNCH)
     found=""
     for run in $runs; do
-        # shellcheck disable=SC2086  # arguments is a list of words
+        # shellcheck disable=SC2086  # the launcher and the arguments are lists of words
         if [ "$tool" = emu ]; then
             CUDA_EMU_ORDER=$run CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 \
-                "$build/$name" $arguments > "$output" 2>&1
+                $launch "$build/$name" $arguments > "$output" 2>&1
         else
-            compute-sanitizer --tool "$run" --error-exitcode 1 "$build/$name" $arguments > "$output" 2>&1
+            $launch compute-sanitizer --tool "$run" --error-exitcode 1 "$build/$name" $arguments \
+                > "$output" 2>&1
         fi
         status=$?
         if [ "$status" -ne 0 ]; then

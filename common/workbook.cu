@@ -6,8 +6,9 @@
  * one-thread probe that tells whether the build holds a kernel image for the
  * GPU that is present.
  *
- * Sections: errors; numbers and shapes; the command line; random input; the
- * device; memory and the header; timing; checking; reporting; wb_main.
+ * Sections: errors (and the processes of a team); numbers and shapes; the
+ * command line; random input; the device; memory and the header; timing;
+ * checking; reporting; wb_main.
  */
 #include "workbook.h"
 
@@ -31,15 +32,66 @@ static const char *size_flag;           /* "-n" or "--size" when given: wb_size_
  * every part's sweep and the charts draw each part on its own. */
 static const char *csv_part = NULL;
 
-/* ---- errors ------------------------------------------------------------ */
+/* ---- errors, and the processes of a team -------------------------------- */
+
+/* The processes this program runs as, from wb_join_team; without a team, the
+ * one process there is, process 0. */
+static wb_team team = {0, 1, NULL, NULL, NULL, NULL, NULL};
+static int in_team;
+
+void wb_join_team(const wb_team *joined)
+{
+    team = *joined;
+    in_team = 1;
+    /* the table, the notes, the help: process 0 prints them for the team */
+    if (team.rank != 0 && !freopen("/dev/null", "w", stdout))
+        fprintf(stderr, "%s: rank %d: cannot silence stdout\n", program, team.rank);
+}
+
+/* 1 on the process that prints what every process would print alike: the
+ * only one, or process 0 of a team. */
+static int speaks(void)
+{
+    return team.rank == 0;
+}
+
+/* Before a message only this process prints (an error it alone met), in a
+ * team of several: "rank 2 of 4: ". */
+static const char *rank_prefix(void)
+{
+    static char prefix[48];
+    if (team.size > 1)
+        snprintf(prefix, sizeof prefix, "rank %d of %d: ", team.rank, team.size);
+    return prefix;
+}
+
+/* Every process exits with this status here: a usage error or --help, which
+ * every process of a team meets alike. */
+__attribute__((noreturn)) static void stop_together(int status)
+{
+    fflush(stdout);
+    if (in_team)
+        team.leave(status);
+    exit(status);
+}
+
+/* This process alone met an error: in a team, every process is stopped, so
+ * that none waits for it for ever. */
+__attribute__((noreturn)) static void stop_alone(int status)
+{
+    fflush(stdout);
+    if (in_team)
+        team.abort(status);
+    exit(status);
+}
 
 void wb_cuda_check(cudaError_t status, const char *call, const char *file, int line)
 {
     if (status == cudaSuccess)
         return;
-    fprintf(stderr, "%s:%d: CUDA error in %s: %s: %s\n", file, line, call,
+    fprintf(stderr, "%s%s:%d: CUDA error in %s: %s: %s\n", rank_prefix(), file, line, call,
             cudaGetErrorName(status), cudaGetErrorString(status));
-    exit(WB_EXIT_CHECK_FAILED);
+    stop_alone(WB_EXIT_CHECK_FAILED);
 }
 
 /* What the user typed, cut to a length that fits on one line of a message. */
@@ -54,17 +106,29 @@ static const char *echo(const char *typed, char *room, size_t size)
     return room;
 }
 
-/* One line on stderr, then exit 2. */
-static void usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
-static void usage_error(const char *format, ...)
+/* One line on stderr, then exit 2: wb_usage_error, and the command line's. */
+__attribute__((noreturn)) static void usage_verror(const char *format, va_list arguments)
+{
+    if (speaks()) {
+        fprintf(stderr, "%s: ", program);
+        vfprintf(stderr, format, arguments);
+        fprintf(stderr, " (see --help)\n");
+    }
+    stop_together(WB_EXIT_USAGE);
+}
+
+__attribute__((noreturn, format(printf, 1, 2))) static void usage_error(const char *format, ...)
 {
     va_list arguments;
     va_start(arguments, format);
-    fprintf(stderr, "%s: ", program);
-    vfprintf(stderr, format, arguments);
-    fprintf(stderr, " (see --help)\n");
-    va_end(arguments);
-    exit(WB_EXIT_USAGE);
+    usage_verror(format, arguments);
+}
+
+void wb_usage_error(const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    usage_verror(format, arguments);
 }
 
 /* ---- numbers and shapes -------------------------------------------------- */
@@ -372,7 +436,7 @@ static wb_options parse_options(const wb_lesson *lesson, int argc, char **argv)
         const char *flag = argv[i];
         if (strcmp(flag, "-h") == 0 || strcmp(flag, "--help") == 0) {
             print_help(lesson);
-            exit(WB_EXIT_OK);
+            stop_together(WB_EXIT_OK);
         }
         if (strcmp(flag, "--csv") == 0) {
             options.csv = 1;
@@ -460,9 +524,9 @@ void *wb_alloc_host(size_t bytes, const char *what)
 {
     void *memory = malloc(bytes ? bytes : 1);
     if (!memory) {
-        fprintf(stderr, "%s: cannot allocate %zu bytes of host memory for %s\n", program, bytes,
-                what);
-        exit(WB_EXIT_CHECK_FAILED);
+        fprintf(stderr, "%s%s: cannot allocate %zu bytes of host memory for %s\n", rank_prefix(),
+                program, bytes, what);
+        stop_alone(WB_EXIT_CHECK_FAILED);
     }
     return memory;
 }
@@ -586,7 +650,10 @@ static int usable_device(wb_device *device, const char *make_target)
         cudaGetLastError(); /* clear it, so later calls do not report it again */
         return 0;
     }
-    CUDA_CHECK(cudaGetDeviceProperties(&device->prop, 0));
+    /* the device cudaSetDevice chose (a rank's own GPU, lesson 09), else 0 */
+    int current = 0;
+    CUDA_CHECK(cudaGetDevice(&current));
+    CUDA_CHECK(cudaGetDeviceProperties(&device->prop, current));
     wb_probe_kernel<<<1, 1>>>();
     status = cudaGetLastError();
     if (status == cudaSuccess)
@@ -626,10 +693,11 @@ static wb_device describe_device(const char *program_name, const char *make_targ
     if (!device->gpu_available || device->emulated)
         return described; /* an emulated device has no meaningful peak */
     /* CUDA 13's cudaDeviceProp has no clock fields; the attributes still do. */
-    int core_khz = 0, memory_khz = 0, bus_bits = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&core_khz, cudaDevAttrClockRate, 0));
-    CUDA_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
-    CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+    int current = 0, core_khz = 0, memory_khz = 0, bus_bits = 0;
+    CUDA_CHECK(cudaGetDevice(&current));
+    CUDA_CHECK(cudaDeviceGetAttribute(&core_khz, cudaDevAttrClockRate, current));
+    CUDA_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, current));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, current));
     /* double data rate: two transfers per memory clock, bus_bits / 8 bytes each */
     device->peak_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
     /* a fused multiply-add counts as two floating-point operations */
@@ -672,16 +740,19 @@ static size_t host_available_bytes(void)
     return (size_t)kib * 1024;
 }
 
+/* In a team, needed and available are the most any process needs and the
+ * least any has, so that every process decides alike. */
 static void refuse_if_too_big(const char *what, double needed, double available,
                               const wb_shape *shape)
 {
     if (needed <= available)
         return;
     char need_text[32], have_text[32];
-    fprintf(stderr, "%s: size %s needs %s of %s memory, but only %s is available\n", program,
-            shape->text, human_bytes(needed, need_text, sizeof need_text), what,
-            human_bytes(available, have_text, sizeof have_text));
-    exit(WB_EXIT_USAGE);
+    if (speaks())
+        fprintf(stderr, "%s: size %s needs %s of %s memory, but only %s is available\n", program,
+                shape->text, human_bytes(needed, need_text, sizeof need_text), what,
+                human_bytes(available, have_text, sizeof have_text));
+    stop_together(WB_EXIT_USAGE);
 }
 
 /* The CPU caches, flushed by writing a buffer of twice the last level's size:
@@ -722,6 +793,7 @@ typedef struct {
     /* page-locked twins of input and result, for variants with pinned_host */
     void *pinned_input[WB_MAX_BUFFERS], *pinned_result[WB_MAX_BUFFERS];
     long long count[WB_MAX_BUFFERS];
+    size_t device_bytes[WB_MAX_BUFFERS]; /* of device[]: this process's part of a split buffer */
     double bytes, flops;
     double cpu_median_ms;       /* 0 until the CPU version was timed */
     double copy_gbps;           /* 0 until the device-copy row was timed */
@@ -820,16 +892,19 @@ static void print_header(const wb_run *run)
                device->runtime_version % 1000 / 10);
     printf("host     CPU version on %d OpenMP thread%s\n", omp_get_max_threads(),
            omp_get_max_threads() == 1 ? "" : "s");
+    if (in_team && team.about)
+        printf("ranks    %s\n", team.about);
     size_t host_bytes = 0, device_bytes = 0;
     for (int b = 0; b < run->lesson->buffer_count; b++) {
-        device_bytes += run->data.bytes[b];
+        device_bytes += run->device_bytes[b];
         host_bytes += run->data.bytes[b] * host_copies(&run->lesson->buffers[b]);
     }
     printf("problem  %s = %s; moves %s, %.3g FLOP\n", run->lesson->size_meaning,
            options->shape.text, human_bytes(run->bytes, text, sizeof text), run->flops);
-    printf("memory   %s on the host, %s on the device\n",
+    printf("memory   %s on the host, %s on the device%s\n",
            human_bytes((double)host_bytes, host_text, sizeof host_text),
-           human_bytes((double)device_bytes, device_text, sizeof device_text));
+           human_bytes((double)device_bytes, device_text, sizeof device_text),
+           team.size > 1 ? ", on each rank" : "");
     printf("timing   median of %d run%s after %d warm-up run%s; %s\n\n", options->reps,
            options->reps == 1 ? "" : "s", options->warmup, options->warmup == 1 ? "" : "s",
            !options->cold ? "caches warm: each run finds what the previous one left"
@@ -847,19 +922,28 @@ static void check_memory(const wb_run *run)
     double host_needed = 0, device_needed = (double)copy_row_bytes(run);
     for (int b = 0; b < run->lesson->buffer_count; b++) {
         host_needed += (double)run->data.bytes[b] * host_copies(&run->lesson->buffers[b]);
-        device_needed += (double)run->data.bytes[b];
+        device_needed += (double)run->device_bytes[b];
     }
     if (run->device.emulated)
         host_needed += device_needed; /* the emulated device's memory is host memory */
-    refuse_if_too_big("host", host_needed, (double)host_available_bytes(), &run->options.shape);
+    double host_available = (double)host_available_bytes(), device_available = INFINITY;
     if (run->device.gpu_available && !run->device.emulated) {
         size_t free_bytes = 0, total_bytes = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+        device_available = (double)free_bytes;
         /* the cold timing also needs a buffer twice the L2's size to flush it with */
-        double flush = 2.0 * run->device.prop.l2CacheSize;
-        refuse_if_too_big("device", device_needed + flush, (double)free_bytes,
-                          &run->options.shape);
+        device_needed += 2.0 * run->device.prop.l2CacheSize;
+    } else {
+        device_needed = 0;
     }
+    if (in_team) { /* every process decides alike: the most needed against the least there */
+        host_needed = team.max(host_needed);
+        host_available = -team.max(-host_available);
+        device_needed = team.max(device_needed);
+        device_available = -team.max(-device_available);
+    }
+    refuse_if_too_big("host", host_needed, host_available, &run->options.shape);
+    refuse_if_too_big("device", device_needed, device_available, &run->options.shape);
 }
 
 /* ---- timing ------------------------------------------------------------- */
@@ -930,15 +1014,25 @@ static void flush_caches(wb_run *run, int gpu_row)
 typedef void (*timed_step)(wb_run *run, const wb_variant *variant, int scope);
 
 /* Runs step warmup times untimed, then reps times timed: the host clock for
- * host rows, CUDA events around the GPU rows. */
+ * host rows, CUDA events around the GPU rows. In a team, a host row runs on
+ * process 0 alone while the others wait (their times are left at 0), and
+ * each timed run of a GPU row starts on every process at once and lasts as
+ * long as the slowest process took. */
 static wb_timing time_step(wb_run *run, timed_step step, const wb_variant *variant, int scope)
 {
     int gpu_row = scope != WB_HOST;
+    double *ms = (double *)wb_alloc_host(run->options.reps * sizeof *ms, "the timings");
+    if (!gpu_row && !speaks()) {
+        memset(ms, 0, run->options.reps * sizeof *ms);
+        team.barrier();
+        wb_timing timing = summarize(ms, run->options.reps);
+        free(ms);
+        return timing;
+    }
     for (int i = 0; i < run->options.warmup; i++)
         step(run, variant, scope);
     if (gpu_row)
         CUDA_CHECK(cudaDeviceSynchronize());
-    double *ms = (double *)wb_alloc_host(run->options.reps * sizeof *ms, "the timings");
     cudaEvent_t start, stop;
     if (gpu_row) {
         CUDA_CHECK(cudaEventCreate(&start));
@@ -952,37 +1046,55 @@ static wb_timing time_step(wb_run *run, timed_step step, const wb_variant *varia
             ms[i] = now_ms() - begin;
             continue;
         }
+        if (in_team)
+            team.barrier();
         CUDA_CHECK(cudaEventRecord(start));
         step(run, variant, scope);
         CUDA_CHECK(cudaEventRecord(stop));
         CUDA_CHECK(cudaEventSynchronize(stop));
         float elapsed = 0;
         CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
-        ms[i] = elapsed;
+        ms[i] = in_team ? team.max(elapsed) : elapsed;
     }
     if (gpu_row) {
         CUDA_CHECK(cudaEventDestroy(start));
         CUDA_CHECK(cudaEventDestroy(stop));
+    } else if (in_team) {
+        team.barrier(); /* the others waited there for process 0's host row */
     }
     wb_timing timing = summarize(ms, run->options.reps);
     free(ms);
     return timing;
 }
 
+/* A buffer split over a team's processes is the lesson's to move: its part
+ * of host[] to device[], and every part back into host[]. */
 static void copy_inputs_to_device(wb_run *run)
 {
-    for (int b = 0; b < run->lesson->buffer_count; b++)
-        if (is_filled(run->lesson->buffers[b].role))
+    for (int b = 0; b < run->lesson->buffer_count; b++) {
+        const wb_buffer *buffer = &run->lesson->buffers[b];
+        if (!is_filled(buffer->role))
+            continue;
+        if (buffer->to_part)
+            buffer->to_part(&run->data, b);
+        else
             CUDA_CHECK(cudaMemcpy(run->data.device[b], run->input[b], run->data.bytes[b],
                                   cudaMemcpyHostToDevice));
+    }
 }
 
 static void copy_outputs_to_host(wb_run *run)
 {
-    for (int b = 0; b < run->lesson->buffer_count; b++)
-        if (is_checked(run->lesson->buffers[b].role))
+    for (int b = 0; b < run->lesson->buffer_count; b++) {
+        const wb_buffer *buffer = &run->lesson->buffers[b];
+        if (!is_checked(buffer->role))
+            continue;
+        if (buffer->from_parts)
+            buffer->from_parts(&run->data, b);
+        else
             CUDA_CHECK(cudaMemcpy(run->data.host[b], run->data.device[b], run->data.bytes[b],
                                   cudaMemcpyDeviceToHost));
+    }
 }
 
 /* One call of a variant, with the copies its scope includes. */
@@ -1177,11 +1289,11 @@ static wb_buffer_check check_outputs(wb_run *run, const wb_variant *variant)
     return worst;
 }
 
-static void poison(void *host, void *device, size_t bytes)
+static void poison(void *host, size_t bytes, void *device, size_t device_bytes)
 {
     memset(host, 0xFF, bytes); /* all bits set: NaN as a float, -1 or 255 as an integer */
     if (device)
-        CUDA_CHECK(cudaMemset(device, 0xFF, bytes));
+        CUDA_CHECK(cudaMemset(device, 0xFF, device_bytes));
 }
 
 /* Outputs poisoned, in-out buffers reset to their input, inputs on the
@@ -1192,11 +1304,12 @@ static wb_buffer_check run_and_check(wb_run *run, const wb_variant *variant, int
     for (int b = 0; b < run->lesson->buffer_count; b++) {
         wb_role role = run->lesson->buffers[b].role;
         if (role == WB_SCRATCH && gpu)
-            CUDA_CHECK(cudaMemset(run->data.device[b], 0xFF, run->data.bytes[b]));
+            CUDA_CHECK(cudaMemset(run->data.device[b], 0xFF, run->device_bytes[b]));
         if (!is_checked(role))
             continue;
         run->data.host[b] = run->result[b];
-        poison(run->result[b], gpu ? run->data.device[b] : NULL, run->data.bytes[b]);
+        poison(run->result[b], run->data.bytes[b], gpu ? run->data.device[b] : NULL,
+               run->device_bytes[b]);
         if (role == WB_INOUT && !gpu)
             memcpy(run->result[b], run->input[b], run->data.bytes[b]);
     }
@@ -1253,6 +1366,8 @@ static struct {
 
 void wb_note(const char *format, ...)
 {
+    if (!speaks())
+        return;
     FILE *out = notes.to_stderr ? stderr : stdout;
     if (!notes.to_stderr && notes.printed++ == 0)
         fprintf(out, "\n");
@@ -1350,7 +1465,10 @@ static void report(wb_run *run, const char *variant, int scope, const wb_timing 
                gflops_text, pct_text, copy_text, speedup_text,
                timing->spread_pct > NOISY_SPREAD_PCT ? "*" : " ", check_text);
     }
-    if (!passed) {
+    if (!passed && speaks() && check->result.first_bad < 0) {
+        fprintf(stderr, "%s: %s (%s) FAIL on another rank (each rank checks the outputs)\n",
+                run->lesson->name, variant, scope_name(scope));
+    } else if (!passed && speaks()) {
         const wb_buffer_check *bad = check;
         long long i = bad->result.first_bad;
         char where[96];
@@ -1370,7 +1488,7 @@ static void report(wb_run *run, const char *variant, int scope, const wb_timing 
  * stderr says why. */
 static void report_skip(const wb_run *run, const char *variant, const char *reason)
 {
-    if (run->options.csv)
+    if (run->options.csv && speaks())
         fprintf(stderr, "%s: %s skipped: %s\n", run->lesson->name, variant, reason);
     else
         /* the reason where the numbers would be: a row of dashes and a
@@ -1440,13 +1558,14 @@ static double span_times(const wb_timeline *timeline, double *from, double *to, 
 }
 
 /* Walks the pieces between consecutive span boundaries: per lane the time it
- * was busy, and the time two or more lanes were. Returns the whole span. */
+ * was busy, and of that the time another lane was busy too; and the time two
+ * or more lanes were. Returns the whole span. */
 static double sweep_timeline(const wb_timeline *timeline, double busy_ms[WB_TIMELINE_LANES],
-                             double *together_ms)
+                             double overlap_ms[WB_TIMELINE_LANES], double *together_ms)
 {
     int count = timeline->count;
     for (int lane = 0; lane < WB_TIMELINE_LANES; lane++)
-        busy_ms[lane] = 0.0;
+        busy_ms[lane] = overlap_ms[lane] = 0.0;
     *together_ms = 0.0;
     if (count == 0)
         return 0.0; /* nothing recorded: the variant did not run */
@@ -1460,16 +1579,19 @@ static double sweep_timeline(const wb_timeline *timeline, double busy_ms[WB_TIME
         double piece = bounds[b + 1] - bounds[b], middle = bounds[b] + piece / 2;
         if (piece <= 0)
             continue;
-        int lanes = 0;
+        int lanes = 0, busy[WB_TIMELINE_LANES];
         for (int lane = 0; lane < WB_TIMELINE_LANES; lane++) {
-            int lane_busy = 0;
-            for (int s = 0; s < count && !lane_busy; s++)
-                lane_busy = timeline->lane[s] == lane && from[s] <= middle && middle < to[s];
-            busy_ms[lane] += lane_busy ? piece : 0.0;
-            lanes += lane_busy;
+            busy[lane] = 0;
+            for (int s = 0; s < count && !busy[lane]; s++)
+                busy[lane] = timeline->lane[s] == lane && from[s] <= middle && middle < to[s];
+            busy_ms[lane] += busy[lane] ? piece : 0.0;
+            lanes += busy[lane];
         }
-        if (lanes >= 2)
+        if (lanes >= 2) {
             *together_ms += piece;
+            for (int lane = 0; lane < WB_TIMELINE_LANES; lane++)
+                overlap_ms[lane] += busy[lane] ? piece : 0.0;
+        }
     }
     free(from);
     return last_end - first;
@@ -1477,8 +1599,14 @@ static double sweep_timeline(const wb_timeline *timeline, double busy_ms[WB_TIME
 
 double wb_timeline_busy(const wb_timeline *timeline, double busy_ms[WB_TIMELINE_LANES])
 {
-    double together_ms;
-    return sweep_timeline(timeline, busy_ms, &together_ms);
+    double overlap_ms[WB_TIMELINE_LANES], together_ms;
+    return sweep_timeline(timeline, busy_ms, overlap_ms, &together_ms);
+}
+
+void wb_timeline_overlap(const wb_timeline *timeline, double overlap_ms[WB_TIMELINE_LANES])
+{
+    double busy_ms[WB_TIMELINE_LANES], together_ms;
+    sweep_timeline(timeline, busy_ms, overlap_ms, &together_ms);
 }
 
 void wb_note_timeline(const wb_timeline *timeline, const char *title,
@@ -1488,8 +1616,8 @@ void wb_note_timeline(const wb_timeline *timeline, const char *title,
     int count = timeline->count;
     if (count == 0 || columns < 1 || columns > MAX_COLUMNS || lane_count > WB_TIMELINE_LANES)
         return;
-    double busy_ms[WB_TIMELINE_LANES], together_ms;
-    double whole_ms = sweep_timeline(timeline, busy_ms, &together_ms);
+    double busy_ms[WB_TIMELINE_LANES], overlap_ms[WB_TIMELINE_LANES], together_ms;
+    double whole_ms = sweep_timeline(timeline, busy_ms, overlap_ms, &together_ms);
     double *from = (double *)wb_alloc_host(2 * (size_t)count * sizeof(double), "a timeline");
     double *to = from + count, last_end;
     double first = span_times(timeline, from, to, &last_end);
@@ -1783,7 +1911,7 @@ static void analyze_recorded_launches(const wb_run *run, const char *variant)
  * so the CSV on stdout stays machine-readable. */
 static void print_warnings(const wb_run *run)
 {
-    if (run->options.quiet_warnings || launch_log.warning_count == 0)
+    if (run->options.quiet_warnings || launch_log.warning_count == 0 || !speaks())
         return;
     FILE *out = run->options.csv ? stderr : stdout;
     if (!run->options.csv)
@@ -1808,8 +1936,9 @@ static void check_declaration(const wb_lesson *lesson)
     else if (!lesson->items != !lesson->item_name)
         problem = "items and item_name go together: both or neither";
     if (problem) {
-        fprintf(stderr, "%s: the lesson's declaration is wrong: %s\n", lesson->name, problem);
-        exit(WB_EXIT_CHECK_FAILED);
+        if (speaks())
+            fprintf(stderr, "%s: the lesson's declaration is wrong: %s\n", lesson->name, problem);
+        stop_together(WB_EXIT_CHECK_FAILED);
     }
 }
 
@@ -1829,7 +1958,8 @@ static void allocate(wb_run *run)
         run->data.host[b] = buffer->role == WB_INPUT ? run->input[b] : run->result[b];
         /* other scratch lives on the device alone: host[] is NULL for it */
         if (run->device.gpu_available)
-            CUDA_CHECK(cudaMalloc(&run->data.device[b], bytes ? bytes : 1));
+            CUDA_CHECK(cudaMalloc(&run->data.device[b],
+                                  run->device_bytes[b] ? run->device_bytes[b] : 1));
     }
     int pinned_wanted = 0;
     for (int v = 0; v < lesson->variant_count; v++)
@@ -2007,6 +2137,9 @@ static void measure_variant(wb_run *run, const wb_variant *variant, int is_refer
             check = run_and_check(run, variant, scope);
             if (first_gpu_check)
                 analyze_recorded_launches(run, variant->name);
+            /* a team: failed where any process found it so */
+            if (in_team && team.max(!check.result.passed) > 0)
+                check.result.passed = 0;
             note_check(run, variant->name, check.result.passed);
             remember_if_unchecked(run, variant, scope, &check);
         }
@@ -2075,8 +2208,9 @@ static int finish(wb_run *run)
     for (int v = 1; v < run->lesson->variant_count; v++)
         gpu_wanted |= run->options.selected[v] && run->lesson->variants[v].scope != WB_HOST;
     if (gpu_wanted && !run->device.gpu_available) {
-        fprintf(stderr, "%s: GPU variants not run: %s\n", run->lesson->name,
-                run->device.why_unavailable);
+        if (speaks())
+            fprintf(stderr, "%s: GPU variants not run: %s\n", run->lesson->name,
+                    run->device.why_unavailable);
         return WB_EXIT_NO_DEVICE;
     }
     int csv = run->options.csv;
@@ -2145,8 +2279,12 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
     }
     run.data.shape = run.options.shape;
     for (int b = 0; b < lesson->buffer_count; b++) {
-        run.count[b] = lesson->buffers[b].count(&run.data.shape);
-        run.data.bytes[b] = (size_t)run.count[b] * type_size(lesson->buffers[b].type);
+        const wb_buffer *buffer = &lesson->buffers[b];
+        run.count[b] = buffer->count(&run.data.shape);
+        run.data.bytes[b] = (size_t)run.count[b] * type_size(buffer->type);
+        run.device_bytes[b] = buffer->part_count
+                                  ? (size_t)buffer->part_count(&run.data.shape) * type_size(buffer->type)
+                                  : run.data.bytes[b];
     }
     run.bytes = lesson->bytes(&run.data.shape);
     run.flops = lesson->flops ? lesson->flops(&run.data.shape) : 0.0;
@@ -2195,5 +2333,7 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
     }
     release(&run);
     print_warnings(&run);
-    return finish(&run);
+    int status = finish(&run);
+    /* a team exits alike: with the worst status any process has */
+    return in_team ? (int)team.max(status) : status;
 }

@@ -33,6 +33,8 @@
  *   wb_sum_tolerance()       the tolerance of a sum added in another order
  *   wb_measured_ms(), wb_note()  a row's median, and a line under the table (finish)
  *   wb_timeline, wb_span_*   spans of work on streams, drawn under the table
+ *   wb_usage_error()         a bad input the lesson finds itself: one line, exit 2
+ *   wb_team, wb_join_team()  a lesson run as several processes (MPI ranks)
  * and for exercise checkers, which do their own small loop:
  *   wb_describe_device(), wb_alloc_host(), wb_fill_random(), wb_check(),
  *   wb_checker_margin()
@@ -128,6 +130,16 @@ typedef struct {
      * second field of a ping-pong): host[] is then a host copy of the same
      * size, counted in the header's host memory */
     int host_too;
+    /* A buffer split over the processes of a team (lesson 09: each GPU holds a
+     * slab of the field's rows): host[] holds the whole buffer on every
+     * process, device[] this process's part alone, part_count elements. The
+     * lesson moves the data: where common/ would copy the buffer to the device,
+     * to_part copies this process's part of host[] into device[]; where it
+     * would copy it back, from_parts fills the whole of host[], on every
+     * process, from every process's device[]. */
+    long long (*part_count)(const wb_shape *shape);
+    void (*to_part)(const wb_data *data, int buffer);
+    void (*from_parts)(const wb_data *data, int buffer);
 } wb_buffer;
 
 /* ---- variants ---------------------------------------------------------- */
@@ -300,6 +312,12 @@ double wb_measured_ms(const char *variant, int scope);
  * stderr with --csv, so that the CSV stays one table. */
 void wb_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
+/* A bad input that the lesson finds itself (a field too small for the
+ * processes, a file that cannot be read): one line on stderr, "lessonNN:
+ * <what is wrong> (see --help)", and exit status 2 (in a team: said once, by
+ * process 0, and every process exits). */
+void wb_usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
 /* ---- timelines: what ran at the same time on streams ---------------------- */
 
 /* A variant that spreads its work over streams records a span, two
@@ -324,11 +342,42 @@ void wb_span_end(wb_timeline *timeline, int span, cudaStream_t stream);
 /* Per lane, the time its spans cover, each counted once (ms); returns the
  * time from the first span's start to the last one's end. */
 double wb_timeline_busy(const wb_timeline *timeline, double busy_ms[WB_TIMELINE_LANES]);
+/* Per lane, the part of that time during which another lane was busy too
+ * (ms): the lane's work that ran hidden behind the others'. */
+void wb_timeline_overlap(const wb_timeline *timeline, double overlap_ms[WB_TIMELINE_LANES]);
 /* Under the table: one line per lane, `columns` wide, each span drawn with
  * the last digit of its label, then the share of the time two or more lanes
  * were busy at once. */
 void wb_note_timeline(const wb_timeline *timeline, const char *title,
                       const char *const *lane_names, int lane_count, int columns);
+
+/* ---- programs of several processes ---------------------------------------- */
+
+/* A lesson run as several processes at once, each with its own GPU (MPI
+ * ranks: lesson 09, through common/workbook_mpi.h), joins them into a team
+ * before wb_main. Every process then runs wb_main alike, and common/:
+ *   - prints from process 0 alone: the others' stdout goes nowhere, and a
+ *     message every process would print the same is printed once;
+ *   - times a host row on process 0 alone, while the others wait (processes
+ *     on one machine would share its cores), and a GPU row on every process,
+ *     started together, each run as long as the slowest process took;
+ *   - has every process check the outputs it holds (the whole of them, which
+ *     from_parts gathered), and counts a check failed where any process
+ *     found it so;
+ *   - stops every process on an error: together on a usage error or --help,
+ *     which every process meets alike; through abort on one that a single
+ *     process meets (a CUDA error), which names that process's rank. */
+typedef struct {
+    int rank, size;               /* this process, and how many there are */
+    const char *about;            /* the header's line on the processes and their GPUs */
+    void (*barrier)(void);        /* returns when every process has called it */
+    double (*max)(double value);  /* the largest of every process's value, on each */
+    void (*leave)(int status);    /* every process exits with status, together */
+    void (*abort)(int status);    /* stops every process: an error on this one alone */
+} wb_team;
+
+/* Before wb_main, on every process of the team. */
+void wb_join_team(const wb_team *team);
 
 /* ---- the device ---------------------------------------------------------- */
 
@@ -342,8 +391,9 @@ typedef struct wb_device {
     int driver_version, runtime_version; /* 13000 means 13.0 */
 } wb_device;
 
-/* Finds device 0 and tells whether it can run this program's kernels; when it
- * cannot, why_unavailable says why and what to do. */
+/* Finds the current device (0 unless cudaSetDevice chose another) and tells
+ * whether it can run this program's kernels; when it cannot, why_unavailable
+ * says why and what to do. */
 wb_device wb_describe_device(const char *program_name);
 
 /* ---- small tools for exercise checkers ----------------------------------- */

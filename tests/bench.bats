@@ -181,6 +181,30 @@ cpu/host/4099"
     done
 }
 
+# A folder with lessons/01-fake/lesson.conf holding the given lines, and
+# launch.sh, a launcher that notes its arguments in launches and runs the
+# program after its own two (as "mpirun -np 2" would).
+launcher_tree() {
+    tree="$BATS_TEST_TMPDIR/tree"
+    mkdir -p "$tree/lessons/01-fake"
+    printf '%s\n' "$@" >"$tree/lessons/01-fake/lesson.conf"
+    printf '#!/bin/sh\necho "launched: $*" >>"%s/launches"\nshift 2\nexec "$@"\n' "$tree" \
+        >"$tree/launch.sh"
+}
+
+@test "bench.sh starts a lesson with the LAUNCH of its lesson.conf" {
+    fake_build
+    launcher_tree "LAUNCH = sh $BATS_TEST_TMPDIR/tree/launch.sh -np 2" "BENCH_SIZES_EMU = 1k 4k"
+    cd "$tree"
+    BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" BENCH_RESULTS_DIR="$results" \
+        run sh "$REPO/common/bench.sh" lesson01
+    assert_success
+    assert_line "  lesson01 n=1k: ok, 2 rows"
+    run cat "$tree/launches"
+    assert_output "launched: -np 2 $BATS_TEST_TMPDIR/build/lesson01 --csv -n 1k --reps 3 --warmup 1
+launched: -np 2 $BATS_TEST_TMPDIR/build/lesson01 --csv -n 4k --reps 3 --warmup 1"
+}
+
 @test "make bench's results go to an ignored folder: the checkout stays clean" {
     git -C "$REPO" check-ignore -q plots/results/cpu-emulation.csv ||
         fail "plots/results/ is not ignored by git"

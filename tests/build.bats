@@ -106,6 +106,33 @@ setup() {
     assert_equal "${stderr##*: }" "make BACKEND=emu exercise08"
 }
 
+@test "without MPI, make lesson09 says in one line what to install, and the other lessons build" {
+    run make --no-print-directory BACKEND=emu MPICXX=/nonexistent/mpicxx lesson09
+    assert_failure
+    # the one line, then make's own about the failed target
+    assert_line --index 0 "make: lesson09 needs MPI, which is not installed (no /nonexistent/mpicxx): sudo apt-get install libopenmpi-dev openmpi-bin"
+    assert_equal "${#lines[@]}" 2
+    run make --no-print-directory -n BACKEND=emu MPICXX=/nonexistent/mpicxx all test-programs nvcc-check
+    assert_success
+    assert_output --partial "lesson09 not built: it needs MPI, which is not installed"
+    refute_output --partial "09-multi-gpu/"
+}
+
+@test "make lesson09 compiles and links with MPI's flags, and nvcc with NCCL's where it is found" {
+    command -v mpicxx >/dev/null || skip "MPI is not installed"
+    run make --no-print-directory -B -n BACKEND=emu lesson09
+    assert_success
+    assert_line --regexp "^common/emu/emucc .* $(mpicxx --showme:compile | sed 's/ .*//') .*-c lessons/09-multi-gpu/multi_gpu.cu "
+    assert_line --regexp "^common/emu/emucc .* -o build/emu/lesson09 .* $(mpicxx --showme:link | sed 's/.* //')"
+    refute_output --partial "nccl"
+    run make --no-print-directory -B -n BACKEND=cuda lesson09
+    assert_success
+    if [ -f /usr/local/cuda/include/nccl.h ] || [ -f /usr/include/nccl.h ]; then
+        assert_line --regexp "nvcc .* -DHAVE_NCCL .*-c lessons/09-multi-gpu/multi_gpu.cu "
+        assert_line --regexp "nvcc .* -o build/cuda-sm[0-9a]+/lesson09 .* -lnccl"
+    fi
+}
+
 @test "make lesson99 names the lessons that exist and fails" {
     run make --no-print-directory lesson99
     assert_failure 2

@@ -201,12 +201,17 @@ passing_rows() {
         fail "stderr: $stderr"
 }
 
-# Builds lesson03 with one sed expression applied, with the emulator, into $BATS_TEST_TMPDIR/broken.
+# Builds lesson03 with one sed expression applied to diffusion.cu and to
+# diffusion.h (the step it shares with lesson 09), with the emulator, into
+# $BATS_TEST_TMPDIR/broken.
 build_mutated_lesson() {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
-    local source="$REPO/lessons/03-diffusion/diffusion.cu"
-    sed "$1" "$source" >"$BATS_TEST_TMPDIR/diffusion.cu"
-    ! cmp -s "$source" "$BATS_TEST_TMPDIR/diffusion.cu" || fail "the sed expression changed nothing"
+    local folder="$REPO/lessons/03-diffusion" changed=""
+    for file in diffusion.cu diffusion.h; do
+        sed "$1" "$folder/$file" >"$BATS_TEST_TMPDIR/$file"
+        cmp -s "$folder/$file" "$BATS_TEST_TMPDIR/$file" || changed=yes
+    done
+    [ -n "$changed" ] || fail "the sed expression changed nothing"
     "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
         -o "$BATS_TEST_TMPDIR/broken" "$BATS_TEST_TMPDIR/diffusion.cu" "$(common_object)"
 }

@@ -262,3 +262,22 @@ EXPECTED
     run awk -f plots/break-even.awk "$BATS_TEST_TMPDIR/emulated.csv"
     assert_line "break-even, lesson07-intensity at degree 16 (CPU emulation, not GPU times):"
 }
+
+@test "make plots draws lesson 09's model: efficiency against ranks, two fields, three links" {
+    needs_gnuplot
+    run make --no-print-directory -n plots
+    assert_output --partial "plots/terminal.gp"
+    assert_output --partial "plots/multi-gpu-model.gp"
+    mkdir -p "$out"
+    run gnuplot -e "format='svg'; outfile='$out/model.svg'" plots/terminal.gp plots/multi-gpu-model.gp
+    assert_success
+    for text in "lesson 09's model, not a measurement" "exchange in sequence with the step (naive)" \
+        "exchange hidden behind the step (optimized)" "NVLink, 450 GB/s: 8192^2 field" \
+        "PCIe 5, 55 GB/s: 2000^2 field" "InfiniBand NDR, 50 GB/s: 2000^2 field"; do
+        grep -q -F ">$text" "$out/model.svg" || fail "the chart has no '$text'"
+    done
+    # and as PNG, as make plots draws it
+    run gnuplot -e "format='png'; outfile='$out/model.png'" plots/terminal.gp plots/multi-gpu-model.gp
+    assert_success
+    is_png "$out/model.png"
+}

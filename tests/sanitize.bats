@@ -4,11 +4,8 @@
 # order, as are reads of shared memory nobody wrote, accesses past dynamic shared memory and
 # warp-synchronous code that needs __syncwarp(); correct programs report nothing.
 
-bats_require_minimum_version 1.5.0
-bats_load_library bats-support
-bats_load_library bats-assert
-
-REPO="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+# REPO, the libraries, and what MPI needs to start lesson 09's ranks here
+load test_helper
 EMUCC="$REPO/common/emu/emucc"
 # Correct programs that use shared memory, barriers, warp operations and atomics.
 # byte_tile: threads writing neighbouring bytes of one word, no race. memory_pools: memory from
@@ -183,10 +180,28 @@ require_built() {
     cd "$REPO"
     run make --no-print-directory sanitize
     assert_success
-    for lesson in $(ls "$REPO"/lessons | sed -n 's/^\([0-9][0-9]\)-.*/lesson\1/p'); do
+    for lesson in $(lesson_programs); do
         assert_line --regexp "^  $lesson .*: clean$"
     done
     assert_line --partial "every lesson ran clean"
+}
+
+@test "the sanitize script starts a lesson with the LAUNCH of its lesson.conf, in every order" {
+    local tree="$BATS_TEST_TMPDIR/tree"
+    mkdir -p "$tree/lessons/01-fake" "$tree/build"
+    printf 'LAUNCH = sh %s/launch.sh -np 2\nSMALL_ARGS = -n 7\n' "$tree" >"$tree/lessons/01-fake/lesson.conf"
+    # the launcher notes its arguments and runs the program after its own two;
+    # the program notes the thread order it was given
+    printf '#!/bin/sh\necho "launched: $*" >>"%s/launches"\nshift 2\nexec "$@"\n' "$tree" \
+        >"$tree/launch.sh"
+    printf '#!/bin/sh\necho "$CUDA_EMU_ORDER $*" >>"%s/orders"\n' "$tree" >"$tree/build/lesson01"
+    chmod +x "$tree/build/lesson01"
+    cd "$tree"
+    SANITIZE_BUILD="$tree/build" run sh "$REPO/common/sanitize.sh" lesson01
+    assert_success
+    assert_line "  lesson01 (forward,reverse,random:1): clean"
+    assert_equal "$(sort -u "$tree/launches")" "launched: -np 2 $tree/build/lesson01 -n 7"
+    assert_equal "$(tr '\n' ' ' <"$tree/orders")" "forward -n 7 reverse -n 7 random:1 -n 7 "
 }
 
 @test "the sanitize script fails on a program with a race, naming it" {

@@ -17,6 +17,13 @@ EMU_BUILD="$REPO/${WORKBOOK_EMU_BUILD:-build/emu}"
 CUDA_BUILD="$REPO/${WORKBOOK_CUDA_BUILD:-build/cuda-sm${DETECTED_ARCH:-75}}"
 GPU_COUNT="${WORKBOOK_GPU_COUNT:-$([ -n "$DETECTED_ARCH" ] && nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 0)}"
 
+# MPI programs (lesson 09) start under mpirun. CI runs the tests as root, which
+# Open MPI refuses unless told twice, and starts more ranks than the machine
+# has cores, which it refuses unless allowed to oversubscribe. Both are the
+# tests' setting, not the lesson's.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
 # Sets BUILD to the build whose GPU variants can run here: the real GPU's when
 # there is one, else the emulator's. Skips the test, saying why, when there is
 # neither. (Called on its own line: a skip inside $(...) would skip nothing.)
@@ -39,9 +46,16 @@ use_any_build() {
     skip "no build found (run make test)"
 }
 
-# The lesson programs there are: lesson01 lesson02 ...
+# The lesson programs there are: lesson01 lesson02 ... (without MPI, not the
+# MPI lessons, which make does not build then)
 lesson_programs() {
-    ls "$REPO"/lessons | sed -n 's/^\([0-9][0-9]\)-.*/lesson\1/p'
+    local dir
+    for dir in "$REPO"/lessons/[0-9][0-9]-*; do
+        if grep -q '^MPI *= *yes' "$dir/lesson.conf" && ! command -v mpicxx >/dev/null; then
+            continue
+        fi
+        basename "$dir" | sed 's/^\([0-9][0-9]\)-.*/lesson\1/'
+    done
 }
 
 # Number of comma-separated fields in a CSV line.
@@ -85,6 +99,18 @@ assert_refused_by() {
     assert_output ""
     assert_equal "$(wc -l <<<"$stderr")" 1
     [[ "$stderr" == "$program: "*"$expected"* ]] || fail "$program $*: stderr was: $stderr"
+}
+
+# Skips the test, saying why, where MPI (lesson 09) is not installed.
+needs_mpi() {
+    command -v mpicxx >/dev/null && command -v mpirun >/dev/null ||
+        skip "MPI is not installed: sudo apt-get install libopenmpi-dev openmpi-bin"
+}
+
+# The flags of the Makefile's MPI lessons, for a test that builds one: MPI's C
+# API, with Open MPI's compile and link flags.
+mpi_flags() {
+    echo "-DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(mpicxx --showme:compile) $(mpicxx --showme:link)"
 }
 
 # Where a test that builds a mutant program finds common/: the object make
