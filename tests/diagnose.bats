@@ -33,6 +33,8 @@ setup_file() {
     mutate 06 's/(d_results, result_count,$/(d_results, result_count - 1,/'
     # 07: the last chunk not cut short, so its copy runs past the end of d_x
     mutate 07 's/long long length = n - begin < chunk ? n - begin : chunk;/long long length = chunk;/'
+    # 09: the two neighbours swapped in the first exchange (host code and MPI only)
+    mutate 09 's/MPI_Sendrecv(first_row, width, MPI_FLOAT, above, TAG_UP, halo_below, width, MPI_FLOAT, below,/MPI_Sendrecv(first_row, width, MPI_FLOAT, below, TAG_UP, halo_below, width, MPI_FLOAT, above,/'
     touch "$BATS_FILE_TMPDIR/graded"
     make -C "$REPO" --no-print-directory BACKEND=emu GRADE_FROM="$lessons" \
         GRADE_CSV="$BATS_FILE_TMPDIR/grade.csv" grade >"$BATS_FILE_TMPDIR/grade.out" 2>&1 || true
@@ -120,6 +122,12 @@ assert_race() {
 @test "exercise08: no barrier between loading the tile and reading it is named with both lines" {
     assert_line --regexp "^exercise08  FAIL: 1x1: first wrong pixel \(row 0, column 0\): "
     assert_race 08 sobel_fused 'tile[tile_row][tile_column] = luma(' 'int magnitude = sobel_magnitude('
+}
+
+@test "exercise09: a halo exchange with its neighbours swapped is wrong arithmetic to the bug finder" {
+    assert_line --regexp "^exercise09  FAIL: "
+    assert grep -q '^"bob",exercise09,FAIL,".*; the bug finder found no race or overrun: the arithmetic or indexing is wrong",[0-9]*$' \
+        "$BATS_FILE_TMPDIR/grade.csv"
 }
 
 @test "make grade keeps one line per exercise and the CSV's five columns, the bug finder at the end of the detail" {
