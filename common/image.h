@@ -83,10 +83,19 @@ static void remove_temporary_image_on(int signal_number)
 static int make_temporary_image(const char *output_path)
 {
     snprintf(image_temporary_path, sizeof image_temporary_path, "%s.XXXXXX", output_path);
+    /* a signal between mkstemp and the flag would leave the file behind:
+     * hold SIGINT and SIGTERM back until the handler can see it */
+    sigset_t held, before;
+    sigemptyset(&held);
+    sigaddset(&held, SIGINT);
+    sigaddset(&held, SIGTERM);
+    sigprocmask(SIG_BLOCK, &held, &before);
     int descriptor = mkstemp(image_temporary_path);
+    if (descriptor >= 0)
+        image_temporary_exists = 1;
+    sigprocmask(SIG_SETMASK, &before, NULL);
     if (descriptor < 0)
         return -1;
-    image_temporary_exists = 1;
     /* mkstemp makes the file private (0600); give it the usual permissions */
     mode_t mask = umask(0);
     umask(mask);
@@ -107,6 +116,9 @@ static void open_output_image(const char *program, const char *output_path)
         refuse_file(program, output_path, "cannot write the output", "it is a directory");
     if (strlen(output_path) + sizeof ".XXXXXX" > sizeof image_temporary_path)
         refuse_file(program, output_path, "cannot write the output", "the path is too long");
+    /* the trial file too is removed if the run is stopped while it exists */
+    remove_temporary_image_on(SIGINT);
+    remove_temporary_image_on(SIGTERM);
     if (make_temporary_image(output_path) != 0)
         refuse_file(program, output_path, "cannot write the output", strerror(errno));
     remove_temporary_image();

@@ -88,6 +88,8 @@ setup() {
     for dir in lessons/[0-9][0-9]-*; do
         number=$(basename "$dir" | cut -c1-2)
         [ -n "$(lesson_setting "lesson$number" EXERCISE)" ] || continue
+        # a checker of host code alone (exercise09's: MPI on the host) needs no GPU
+        grep -q wb_checker_device "$dir/$(lesson_setting "lesson$number" EXERCISE_CHECK)" || continue
         [ -x "$CUDA_BUILD/solution$number" ] || skip "no nvcc build of solution$number in $CUDA_BUILD"
         # every checker answers through common/'s wb_checker_device: exit 3, and
         # the hint names the target that ran it
