@@ -60,7 +60,8 @@ namespace {
 // Every CUDA_EMU_* variable the emulator knows (CUDA_EMU_CACHE is emucc's, at compile time).
 const char* const known_settings[] = {"CUDA_EMU_ORDER",     "CUDA_EMU_GUARD",    "CUDA_EMU_POISON",
                                       "CUDA_EMU_TIMEOUT",   "CUDA_EMU_WORKERS",  "CUDA_EMU_STACK_KB",
-                                      "CUDA_EMU_REGISTERS", "CUDA_EMU_LOCAL_BYTES", "CUDA_EMU_CACHE"};
+                                      "CUDA_EMU_REGISTERS", "CUDA_EMU_LOCAL_BYTES", "CUDA_EMU_CACHE",
+                                      "CUDA_EMU_PROFILE_CSV", "CUDA_EMU_PROFILE_LINES"};
 
 // A misspelt setting (CUDA_EMU_GAURD=1) would otherwise be ignored without a word.
 void refuse_unknown_settings() {
@@ -73,7 +74,8 @@ void refuse_unknown_settings() {
         if (!known) {
             report("%.*s is not a setting of the emulator; the settings are CUDA_EMU_ORDER, "
                    "CUDA_EMU_GUARD, CUDA_EMU_POISON, CUDA_EMU_TIMEOUT, CUDA_EMU_WORKERS, "
-                   "CUDA_EMU_STACK_KB, CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES (emucc --help)",
+                   "CUDA_EMU_STACK_KB, CUDA_EMU_REGISTERS, CUDA_EMU_LOCAL_BYTES, "
+                   "CUDA_EMU_PROFILE_CSV and CUDA_EMU_PROFILE_LINES (emucc --help)",
                    (int)(length < 40 ? length : 40), *variable);
             fflush(stdout);
             _exit(2);
