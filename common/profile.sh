@@ -126,7 +126,7 @@ ncu_table() {
                 row("smsp__inst_executed_op_shared_" op ".sum", requests, "requests: one per warp per " verbs[o] " executed")
                 row("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" op ".sum", wavefronts, "wavefronts: an n-way bank conflict takes n")
                 row("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" op ".sum", total[n, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" op ".sum"], "bank conflicts: wavefronts beyond the fewest possible")
-                row("(wavefronts / requests)", ratio(wavefronts, requests), "wavefronts per request: 1 without conflicts, up to 32", 1)
+                row("(" op " wavefronts / requests)", ratio(wavefronts, requests), "wavefronts per request: 1 without conflicts, up to 32", 1)
             }
             branches = total[n, "smsp__sass_inst_executed_op_branch.sum"]
             if (branches) {

@@ -308,7 +308,8 @@ void memory_rows(const std::string& kernel, const char* where, const Counts* by_
             snprintf(metric, sizeof metric, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_%s.sum", direction[d]);
             row(kernel, where, metric, (double)(s.wavefronts - s.ideal_wavefronts),
                 "bank conflicts: wavefronts beyond the fewest possible");
-            row(kernel, where, "(wavefronts / requests)", ratio(s.wavefronts, s.requests),
+            snprintf(metric, sizeof metric, "(%s wavefronts / requests)", direction[d]);
+            row(kernel, where, metric, ratio(s.wavefronts, s.requests),
                 "wavefronts per request: 1 without conflicts, up to 32");
         }
     }
