@@ -246,31 +246,19 @@ inline T atomic_update_bits(T* address, F update) {  // for float and double
 }
 }  // namespace cuda_emu
 
+// One atomic that is a single CPU instruction: BUILTIN(a, v, order).
+#define CUDA_EMU_FETCH_ATOMIC(T, name, builtin)                                                    \
+    inline T name(T* a, T v) {                                                                   \
+        CUDA_EMU_COUNT_ATOMIC(a);                                                                \
+        return builtin(a, v, __ATOMIC_SEQ_CST);                                                  \
+    }
 #define CUDA_EMU_INT_ATOMICS(T)                                                                    \
-    inline T atomicAdd(T* a, T v) {                                                              \
-        CUDA_EMU_COUNT_ATOMIC(a);                                                                \
-        return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                       \
-    }                                                                                            \
-    inline T atomicSub(T* a, T v) {                                                              \
-        CUDA_EMU_COUNT_ATOMIC(a);                                                                \
-        return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                       \
-    }                                                                                            \
-    inline T atomicAnd(T* a, T v) {                                                              \
-        CUDA_EMU_COUNT_ATOMIC(a);                                                                \
-        return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                       \
-    }                                                                                            \
-    inline T atomicOr(T* a, T v) {                                                               \
-        CUDA_EMU_COUNT_ATOMIC(a);                                                                \
-        return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                        \
-    }                                                                                            \
-    inline T atomicXor(T* a, T v) {                                                              \
-        CUDA_EMU_COUNT_ATOMIC(a);                                                                \
-        return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                       \
-    }                                                                                            \
-    inline T atomicExch(T* a, T v) {                                                             \
-        CUDA_EMU_COUNT_ATOMIC(a);                                                                \
-        return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                      \
-    }                                                                                            \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicAdd, __atomic_fetch_add)                                      \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicSub, __atomic_fetch_sub)                                      \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicAnd, __atomic_fetch_and)                                      \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicOr, __atomic_fetch_or)                                        \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicXor, __atomic_fetch_xor)                                      \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicExch, __atomic_exchange_n)                                    \
     inline T atomicMin(T* a, T v) {                                                              \
         return cuda_emu::atomic_update(a, [v](T old) { return old < v ? old : v; });             \
     }                                                                                            \
@@ -287,6 +275,7 @@ CUDA_EMU_INT_ATOMICS(unsigned int)
 CUDA_EMU_INT_ATOMICS(long long)
 CUDA_EMU_INT_ATOMICS(unsigned long long)
 #undef CUDA_EMU_INT_ATOMICS
+#undef CUDA_EMU_FETCH_ATOMIC
 
 inline unsigned short atomicCAS(unsigned short* a, unsigned short compare, unsigned short v) {
     CUDA_EMU_COUNT_ATOMIC(a);
