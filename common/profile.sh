@@ -74,7 +74,7 @@ ncu_table() {
         for (i = 1; i <= NF; i++) { name = $i; gsub(/"/, "", name); column[name] = i }
         next
     }
-    !("Metric Name" in column) { next }
+    !("Metric Name" in column) || !/^"/ { next }
     {
         kernel = $column["Kernel Name"]; gsub(/"/, "", kernel)
         metric = $column["Metric Name"]; gsub(/"/, "", metric)
@@ -98,9 +98,12 @@ ncu_table() {
             row("launch__block_size", last[n, "launch__block_size"], "threads per block")
             row("launch__shared_mem_per_block_dynamic", last[n, "launch__shared_mem_per_block_dynamic"], "bytes of dynamic shared memory per block")
             row("device__attribute_multiprocessor_count", last[n, "device__attribute_multiprocessor_count"], "SMs of this GPU")
-            least = last[n, "launch__occupancy_limit_blocks"]
+            least = last[n, "launch__occupancy_limit_blocks"] + 0
             split("registers shared_mem warps", limits, " ")
-            for (l in limits) if (last[n, "launch__occupancy_limit_" limits[l]] < least) least = last[n, "launch__occupancy_limit_" limits[l]]
+            for (l in limits) {
+                limit = last[n, "launch__occupancy_limit_" limits[l]] + 0
+                if (limit < least) least = limit
+            }
             row("min(launch__occupancy_limit_*)", least, "blocks an SM holds at once (occupancy model)")
             row("sm__maximum_warps_per_active_cycle_pct", last[n, "sm__maximum_warps_per_active_cycle_pct"], "theoretical occupancy: % of an SM'"'"'s warps", 1)
             row("launch__waves_per_multiprocessor", last[n, "launch__waves_per_multiprocessor"], "waves: blocks / (blocks per SM x SMs)", 1)
@@ -142,7 +145,8 @@ ncu_table() {
                 row("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", global_atomics, "global atomic requests: one per warp per atomic executed")
                 row("smsp__inst_executed_op_shared_atom.sum", shared_atomics, "shared atomic requests")
             }
-            row("smsp__thread_inst_executed_per_inst_executed.ratio", last[n, "smsp__thread_inst_executed_per_inst_executed.ratio"], "active threads per warp instruction (all instructions; 32 is all)", 1)
+            if ((n, "smsp__thread_inst_executed_per_inst_executed.ratio") in last)
+                row("smsp__thread_inst_executed_per_inst_executed.ratio", last[n, "smsp__thread_inst_executed_per_inst_executed.ratio"], "active threads per warp instruction (all instructions; 32 is all)", 1)
         }
     }'
 }

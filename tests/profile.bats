@@ -239,6 +239,41 @@ counts_only() {
     assert_output --partial "ncu not found: install NVIDIA Nsight Compute"
 }
 
+@test "on a GPU, Nsight Compute's CSV becomes the same table: counts summed over launches, ratios from the sums" {
+    # a stand-in ncu: notes the metrics it was asked for and writes the made-up CSV to --log-file
+    local bin="$BATS_TEST_TMPDIR/bin"
+    mkdir -p "$bin" "$BATS_TEST_TMPDIR/build"
+    cat >"$bin/ncu" <<EOF
+#!/bin/sh
+while [ \$# -gt 0 ]; do
+    case \$1 in
+        --metrics) echo "\$2" >"$BATS_TEST_TMPDIR/metrics"; shift ;;
+        --log-file) cp "$REPO/tests/fixtures/ncu-profile.csv" "\$2"; shift ;;
+    esac
+    shift
+done
+EOF
+    chmod +x "$bin/ncu"
+    printf '#!/bin/sh\n' >"$BATS_TEST_TMPDIR/build/lesson02"
+    chmod +x "$BATS_TEST_TMPDIR/build/lesson02"
+    cd "$REPO"
+    PATH="$bin:$PATH" PROFILE_TOOL=ncu PROFILE_BUILD="$BATS_TEST_TMPDIR/build" run sh common/profile.sh lesson02
+    assert_success
+    assert_line "ncu profile: kernel grayscale_naive, 2 launches (Nsight Compute on this GPU)"
+    assert_line --regexp "^  device__attribute_multiprocessor_count +132  SMs of this GPU$"
+    assert_line --regexp "^  min\(launch__occupancy_limit_\*\) +8  blocks an SM holds at once"
+    assert_line --regexp "^  l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum +6144  requests"
+    assert_line --regexp "^  l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio +32.00  sectors per request"
+    assert_line --regexp "^  smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct +3.12  "
+    assert_line "ncu profile: kernel reduce_interleaved, 1 launch (Nsight Compute on this GPU)"
+    assert_line --regexp "^  \(ld wavefronts / requests\) +2.50  wavefronts per request"
+    # the metrics asked for are the emulator's names
+    for metric in l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum \
+        smsp__sass_branch_targets_threads_divergent.sum sm__maximum_warps_per_active_cycle_pct; do
+        grep -q -F "$metric" "$BATS_TEST_TMPDIR/metrics" || fail "ncu was not asked for $metric"
+    done
+}
+
 @test "emucc --help says what --profile counts and what it cannot show" {
     run "$EMUCC" --help
     assert_success
