@@ -125,7 +125,11 @@ known_answers() {  # runs known_answers.cu once per test file's temporary folder
         assert_figure "$CSV" interleaved_tree l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum \
             $((requests * ways)) "$line"
         assert_figure "$CSV" interleaved_tree "(ld wavefronts / requests)" "$ways.00" "$line"
+        # the kernel's loads, by how many ways they conflict: each step's are all n-way
+        assert_figure "$CSV" interleaved_tree "(ld $ways-way requests)" "$requests"
     done
+    # thread 0's read of the sum
+    assert_figure "$CSV" interleaved_tree "(ld 1-way requests)" 1
 }
 
 @test "one counter takes every atomic; four counters a quarter each" {

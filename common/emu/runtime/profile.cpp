@@ -65,11 +65,13 @@ struct Counts {
     uint64_t sectors = 0;    // global: 32-byte sectors touched
     uint64_t bytes = 0;      // global: bytes the threads asked for
     uint64_t wavefronts = 0, ideal_wavefronts = 0;  // shared
+    uint64_t by_ways[33] = {};  // shared: requests whose worst bank served n words, n-way
     uint64_t divergent = 0;  // branches whose lanes went both ways
     void add(const Counts& o) {
         requests += o.requests, lanes += o.lanes, sectors += o.sectors, bytes += o.bytes;
         wavefronts += o.wavefronts, ideal_wavefronts += o.ideal_wavefronts;
         divergent += o.divergent;
+        for (int n = 0; n <= 32; n++) by_ways[n] += o.by_ways[n];
     }
 };
 
@@ -143,6 +145,7 @@ void shared_request(const Event* lanes, size_t count, Counts& c) {
     for (size_t i = 0; i < count; i++) widest = std::max(widest, std::min<uint32_t>(lanes[i].size, 16));
     int lanes_per_phase = 32 * bank_bytes / (int)widest;
     std::vector<uintptr_t> words[banks];
+    size_t worst = 1;
     for (int phase = 0; phase < 32 / lanes_per_phase; phase++) {
         for (auto& w : words) w.clear();
         bool any = false;
@@ -161,7 +164,9 @@ void shared_request(const Event* lanes, size_t count, Counts& c) {
         }
         c.wavefronts += most;
         c.ideal_wavefronts++;
+        worst = std::max(worst, most);
     }
+    c.by_ways[std::min<size_t>(worst, 32)]++;
 }
 
 void branch_request(const Event* lanes, size_t count, Counts& c) {
@@ -271,6 +276,24 @@ void row(const std::string& kernel, const char* where, const char* metric, doubl
 
 double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0; }
 
+// Shared-memory requests by how many ways their worst bank conflict went: "n-way: 1-way 64,
+// 2-way 32, ..." on the table, a row "(ld 2-way requests)" each in the CSV.
+void ways_rows(const std::string& kernel, const char* where, const char* direction, const Counts& s) {
+    if (s.wavefronts == s.ideal_wavefronts) return;
+    if (!where) fprintf(stderr, "  %-70s %12s  ", "(requests by bank conflict)", "");
+    bool first = true;
+    for (int n = 1; n <= 32; n++) {
+        if (!s.by_ways[n]) continue;
+        char metric[64];
+        snprintf(metric, sizeof metric, "(%s %d-way requests)", direction, n);
+        if (csv) fprintf(csv, "\"%s\",%s,%s,%llu\n", kernel.c_str(), where ? where : "", metric,
+                         (unsigned long long)s.by_ways[n]);
+        if (!where) fprintf(stderr, "%s%d-way %llu", first ? "" : ", ", n, (unsigned long long)s.by_ways[n]);
+        first = false;
+    }
+    if (!where) fprintf(stderr, "\n");
+}
+
 void memory_rows(const std::string& kernel, const char* where, const Counts* by_kind) {
     static const char* const direction[2] = {"ld", "st"};
     static const char* const verb[2] = {"load", "store"};
@@ -311,6 +334,7 @@ void memory_rows(const std::string& kernel, const char* where, const Counts* by_
             snprintf(metric, sizeof metric, "(%s wavefronts / requests)", direction[d]);
             row(kernel, where, metric, ratio(s.wavefronts, s.requests),
                 "wavefronts per request: 1 without conflicts, up to 32");
+            ways_rows(kernel, where, direction[d], s);
         }
     }
     const Counts& b = by_kind[BRANCH];
@@ -448,10 +472,15 @@ void print_kernel(const std::string& name, const KernelFigures& k, bool per_line
                 fprintf(stderr, "  sectors %llu  sectors/request %.2f", (unsigned long long)n.sectors,
                         ratio(n.sectors, n.requests));
             if (kind == SHARED_LOAD || kind == SHARED_STORE)
+            {
                 fprintf(stderr, "  wavefronts %llu  conflicts %llu  wavefronts/request %.2f",
                         (unsigned long long)n.wavefronts,
                         (unsigned long long)(n.wavefronts - n.ideal_wavefronts),
                         ratio(n.wavefronts, n.requests));
+                for (int ways = 2; ways <= 32; ways++)
+                    if (n.by_ways[ways])
+                        fprintf(stderr, "  %d-way %llu", ways, (unsigned long long)n.by_ways[ways]);
+            }
             if (kind == BRANCH) fprintf(stderr, "  divergent %llu", (unsigned long long)n.divergent);
             if (kind == GLOBAL_ATOMIC || kind == SHARED_ATOMIC)
                 fprintf(stderr, "  operations %llu", (unsigned long long)n.lanes);
