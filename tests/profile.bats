@@ -159,7 +159,7 @@ known_answers() {  # runs known_answers.cu once per test file's temporary folder
     assert_success
     local line
     line=$(line_of "= tile[threadIdx.x][threadIdx.y]")
-    assert_line --regexp "^  $SOURCE:$line  shared load   requests 32  wavefronts 1024  conflicts 992  wavefronts/request 32.00$"
+    assert_line --regexp "^  $SOURCE:$line  shared load   requests 32  wavefronts 1024  conflicts 992  wavefronts/request 32.00  32-way 32$"
     line=$(line_of "if (threadIdx.x % 2)")
     assert_line --regexp "^  $SOURCE:$line  branch        requests 4  divergent 4$"
 }
