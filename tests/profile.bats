@@ -18,6 +18,7 @@ setup_file() {
     cd "$REPO"
     "$EMUCC" --profile -o "$BIN/known_answers" "$SOURCE" 2>"$BIN/known_answers.build.log" || true
     "$EMUCC" -o "$BIN/plain" "$SOURCE" 2>"$BIN/plain.build.log" || true
+    "$EMUCC" --profile -o "$BIN/branches" tests/emu/profile/branches.cu 2>"$BIN/branches.build.log" || true
     # lesson 02's and 05's kernels, as make profile builds them: with emucc's default host
     # compiler whatever EMU_CXX says, since build/emu-profile keeps one compiler's objects
     env -u CXX make --no-print-directory -j2 BACKEND=emu PROFILE=1 build/emu-profile/lesson02 \
@@ -130,6 +131,24 @@ known_answers() {  # runs known_answers.cu once per test file's temporary folder
     done
     # thread 0's read of the sum
     assert_figure "$CSV" interleaved_tree "(ld 1-way requests)" 1
+}
+
+@test "if and while conditions count in every form C++ writes them; if constexpr, #if and host code are left alone" {
+    require_built "$BIN/branches"
+    cd "$REPO"
+    local csv="$BATS_TEST_TMPDIR/branches.csv" source=tests/emu/profile/branches.cu
+    CUDA_EMU_PROFILE_LINES=1 profile_csv "$BIN/branches" "$csv"
+    assert_line "PASS profile_branches"
+    # a while loop that lanes leave after 1 to 4 rounds: 5 visits, the middle 3 divergent
+    assert_line "  $source:$(grep -n 'while (count <' "$source" | cut -d: -f1)  branch        requests 5  divergent 3"
+    # the if with a comment and nested parentheses splits the warp; the else if, reached by the
+    # lanes that did not take it, and the if with "if (" in a string do not; do ... while twice
+    assert_line "  $source:$(grep -n '/\* a comment \*/' "$source" | cut -d: -f1)  branch        requests 1  divergent 1"
+    assert_line "  $source:$(grep -n 'else if (lane == 99)' "$source" | cut -d: -f1)  branch        requests 1  divergent 0"
+    assert_line "  $source:$(grep -n 'sizeof("if (")' "$source" | cut -d: -f1)  branch        requests 1  divergent 0"
+    assert_line "  $source:$(grep -n '} while (rounds < 2)' "$source" | cut -d: -f1)  branch        requests 2  divergent 0"
+    assert_figure "$csv" "forms<true>" smsp__sass_inst_executed_op_branch.sum 10
+    assert_figure "$csv" "forms<true>" smsp__sass_branch_targets_threads_divergent.sum 4
 }
 
 @test "one counter takes every atomic; four counters a quarter each" {
