@@ -284,6 +284,8 @@ endif
 # figures (ncu); else the lessons built with emucc --profile, which count the
 # same metrics exactly on the CPU.
 PROFILE_LESSONS := $(if $(LESSON),lesson$(LESSON),$(BUILDABLE_LESSONS))
+# the lessons build on every core, unless make -j already says how many
+PROFILE_JOBS = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 profile:
 ifneq ($(filter-out $(BUILDABLE_LESSONS),$(PROFILE_LESSONS)),)
 	@echo "make profile: LESSON=$(LESSON): there is no lesson$(LESSON) to profile here (the lessons are $(BUILDABLE_LESSONS))" >&2; exit 2
@@ -292,7 +294,7 @@ ifeq ($(BACKEND),cuda)
 	$(MAKE) --no-print-directory BACKEND=cuda $(foreach lesson,$(PROFILE_LESSONS),build/cuda-sm$(CUDA_ARCH)/$(lesson))
 	@PROFILE_TOOL=ncu PROFILE_BUILD=build/cuda-sm$(CUDA_ARCH) sh common/profile.sh $(PROFILE_LESSONS)
 else
-	@$(MAKE) --no-print-directory BACKEND=emu PROFILE=1 $(foreach lesson,$(PROFILE_LESSONS),build/emu-profile/$(lesson)) >/dev/null
+	@$(MAKE) --no-print-directory $(PROFILE_JOBS) BACKEND=emu PROFILE=1 $(foreach lesson,$(PROFILE_LESSONS),build/emu-profile/$(lesson)) >/dev/null
 	@PROFILE_TOOL=emu PROFILE_BUILD=build/emu-profile sh common/profile.sh $(PROFILE_LESSONS)
 endif
 
