@@ -217,7 +217,7 @@ counts_only() {
     naive=$(figure "$csv" grayscale_naive l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio)
     coalesced=$(figure "$csv" grayscale_coalesced l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio)
     # a pixel is 3 bytes: a warp of the coalesced mapping reads 96 bytes, 3 sectors; the naive
-    # mapping's lanes lie a row apart, one sector each
+    # mapping's lanes lie a row apart, one sector each (COURSE.md quotes both figures)
     [ "$naive" = 32.00 ] || fail "naive: $naive sectors per request, expected 32.00"
     [ "$coalesced" = 3.00 ] || fail "coalesced: $coalesced sectors per request, expected 3.00"
 }
