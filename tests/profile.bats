@@ -181,6 +181,9 @@ known_answers() {  # runs known_answers.cu once per test file's temporary folder
     assert_line --regexp "^  $SOURCE:$line  shared load   requests 32  wavefronts 1024  conflicts 992  wavefronts/request 32.00  32-way 32$"
     line=$(line_of "if (threadIdx.x % 2)")
     assert_line --regexp "^  $SOURCE:$line  branch        requests 4  divergent 4$"
+    CUDA_EMU_PROFILE_LINES=yes run "$BIN/known_answers"
+    assert_failure 2
+    assert_output "cuda-emu: CUDA_EMU_PROFILE_LINES=yes is not understood; expected a whole number from 0 to 1"
 }
 
 # The figures without the launch's (the emulated device's SM count follows the workers today).

@@ -33,6 +33,7 @@ struct Settings {
     size_t stack_bytes = 256 * 1024;
     int registers_per_thread = 32;      // what cudaFuncGetAttributes reports, and occupancy assumes
     size_t local_bytes_per_thread = 0;  // what cudaFuncGetAttributes reports as local memory
+    bool profile_lines = false;         // --profile's tables per source line too
 };
 const Settings& settings();
 

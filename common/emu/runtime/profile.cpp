@@ -498,8 +498,7 @@ void print_tables() {
         if (!csv) report("CUDA_EMU_PROFILE_CSV=%s: cannot write this file", csv_path);
         else fprintf(csv, "kernel,line,metric,value\n");
     }
-    const char* lines = getenv("CUDA_EMU_PROFILE_LINES");
-    bool per_line = profile_lines || (lines && strcmp(lines, "1") == 0);
+    bool per_line = profile_lines || settings().profile_lines;
     for (const std::string& name : *kernel_order) print_kernel(name, (*figures)[name], per_line);
     if (kernel_order->empty()) fprintf(stderr, "cuda-emu profile: no kernel ran\n");
     if (csv) fclose(csv);
