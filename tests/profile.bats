@@ -84,6 +84,48 @@ known_answers() {  # runs known_answers.cu once per test file's temporary folder
     assert_figure "$CSV" "read_strided<8>" smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct 12.50
 }
 
+@test "a float4 per lane is one request: 32 consecutive are 16 sectors, 512 bytes asked, all used" {
+    known_answers
+    local kernel
+    for kernel in float4_cast_load float4_array_load; do
+        assert_figure "$CSV" $kernel l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum 1
+        assert_figure "$CSV" $kernel l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum 16
+        assert_figure "$CSV" $kernel smsp__sass_data_bytes_mem_global_op_ld.sum 512
+        assert_figure "$CSV" $kernel smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct 100.00
+    done
+    assert_figure "$CSV" float4_store l1tex__t_requests_pipe_lsu_mem_global_op_st.sum 1
+    assert_figure "$CSV" float4_store l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum 16
+    assert_figure "$CSV" float4_store smsp__sass_data_bytes_mem_global_op_st.sum 512
+    assert_figure "$CSV" float4_store smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct 100.00
+    # an int2 per lane: 256 bytes, 8 sectors
+    assert_figure "$CSV" int2_load l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum 1
+    assert_figure "$CSV" int2_load l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum 8
+    assert_figure "$CSV" int2_load smsp__sass_data_bytes_mem_global_op_ld.sum 256
+}
+
+@test "a shared float4 per lane takes 4 wavefronts without conflict, an int2 2; every other float4 is 2-way" {
+    known_answers
+    local direction
+    for direction in ld st; do
+        assert_figure "$CSV" "shared_float4<1>" smsp__inst_executed_op_shared_$direction.sum 1
+        assert_figure "$CSV" "shared_float4<1>" l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$direction.sum 4
+        assert_figure "$CSV" "shared_float4<1>" l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$direction.sum 0
+        assert_figure "$CSV" shared_int2 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$direction.sum 2
+        assert_figure "$CSV" shared_int2 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$direction.sum 0
+        # lanes 0 and 4 of a quarter warp: words 0-3 and 32-35, the same 4 banks
+        assert_figure "$CSV" "shared_float4<2>" l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$direction.sum 8
+        assert_figure "$CSV" "shared_float4<2>" l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$direction.sum 4
+        assert_figure "$CSV" "shared_float4<2>" "($direction 2-way requests)" 1
+    done
+}
+
+@test "taking an element's address is no load" {
+    known_answers
+    [ -z "$(figure "$CSV" address_only l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum)" ] ||
+        fail "address_only counts loads: $(grep address_only "$CSV")"
+    assert_figure "$CSV" address_only l1tex__t_requests_pipe_lsu_mem_global_op_st.sum 1
+}
+
 @test "a column of a 32x32 shared tile is a 32-way bank conflict; with rows of 33, none" {
     known_answers
     # 32 warps each read a column: 32 wavefronts each
