@@ -285,6 +285,22 @@ counts_only() {
     assert_figure "$csv" reduce_sequential l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum 0
 }
 
+@test "lesson 05: reduce_optimized's float4 loads take 16 sectors a request, every byte used, summed over its launches" {
+    cd "$REPO"
+    local csv="$BATS_TEST_TMPDIR/lesson05.csv" launches
+    profile_csv build/emu-profile/lesson05 "$csv" -n 4096 --reps 1 --warmup 0 --only optimized
+    # the table's heading and the CSV agree on the number of launches
+    launches=$(figure "$csv" reduce_optimized launches)
+    [[ "$output" == *"kernel reduce_optimized, $launches launches"* ]] ||
+        fail "the CSV says $launches launches of reduce_optimized: $(grep "kernel reduce_optimized" <<<"$output")"
+    [ "$launches" -ge 2 ] || fail "reduce_optimized: $launches launches, expected the run and its check"
+    # a warp's 32 consecutive float4: 512 bytes in 16 sectors; 4096 floats read per launch
+    assert_figure "$csv" reduce_optimized l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio 16.00
+    assert_figure "$csv" reduce_optimized smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct 100.00
+    assert_figure "$csv" reduce_optimized l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum $((launches * 4096 / 4 / 32))
+    assert_figure "$csv" reduce_optimized smsp__sass_data_bytes_mem_global_op_ld.sum $((launches * 4096 * 4))
+}
+
 @test "a program built without --profile prints no table" {
     require_built "$BIN/plain"
     run "$BIN/plain"
