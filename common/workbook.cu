@@ -654,10 +654,14 @@ static int usable_device(wb_device *device, const char *make_target)
     int current = 0;
     CUDA_CHECK(cudaGetDevice(&current));
     CUDA_CHECK(cudaGetDeviceProperties(&device->prop, current));
+#ifndef CUDA_EMULATION
+    /* (The emulator runs every kernel it was built with: nothing to probe, and
+     * the probe would be a kernel of the lesson in emucc --profile's tables.) */
     wb_probe_kernel<<<1, 1>>>();
     status = cudaGetLastError();
     if (status == cudaSuccess)
         status = cudaDeviceSynchronize();
+#endif
     int capability = 10 * device->prop.major + device->prop.minor;
     if (capability < OLDEST_CUDA13_CAPABILITY) {
         snprintf(why, room, "this GPU has compute capability %d.%d, older than CUDA 13 supports "

@@ -291,6 +291,7 @@ counts_only() {
     profile_csv build/emu-profile/lesson05 "$csv" -n 4096 --reps 1 --warmup 0 --only optimized
     # the table's heading and the CSV agree on the number of launches
     launches=$(figure "$csv" reduce_optimized launches)
+    ! grep -q wb_probe_kernel "$csv" || fail "the CSV has common/workbook.cu's probe kernel"
     [[ "$output" == *"kernel reduce_optimized, $launches launches"* ]] ||
         fail "the CSV says $launches launches of reduce_optimized: $(grep "kernel reduce_optimized" <<<"$output")"
     [ "$launches" -ge 2 ] || fail "reduce_optimized: $launches launches, expected the run and its check"
@@ -315,6 +316,8 @@ counts_only() {
     assert_line "==== lesson02 -n 256x128 --reps 1 --warmup 0"
     assert_line --partial "cuda-emu profile: kernel grayscale_naive"
     refute_output --partial "lesson01"
+    # the lesson's kernels only: not common/workbook.cu's probe of the GPU
+    refute_output --partial "wb_probe_kernel"
     run env -u CXX make --no-print-directory profile LESSON=42
     assert_failure 2
     assert_output --partial "make profile: LESSON=42: there is no lesson42 to profile here"
@@ -348,6 +351,8 @@ EOF
     PATH="$bin:$PATH" PROFILE_TOOL=ncu PROFILE_BUILD="$BATS_TEST_TMPDIR/build" run sh common/profile.sh lesson02
     assert_success
     assert_line "ncu profile: kernel grayscale_naive, 2 launches (Nsight Compute on this GPU)"
+    # common/workbook.cu's one-thread probe, the first launch, is no kernel of the lesson
+    refute_output --partial "wb_probe_kernel"
     assert_line --regexp "^  device__attribute_multiprocessor_count +132  SMs of this GPU$"
     assert_line --regexp "^  min\(launch__occupancy_limit_\*\) +8  blocks an SM holds at once"
     assert_line --regexp "^  l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum +6144  requests"
