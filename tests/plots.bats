@@ -281,3 +281,20 @@ EXPECTED
     assert_success
     is_png "$out/model.png"
 }
+
+@test "a lesson with more variants than the sweep's palette has colours is drawn, colours starting over" {
+    needs_gnuplot
+    # lesson01's naive kernel rows renamed eleven times: twelve variants with cpu
+    { head -n 1 "$fixtures/test-gpu-a.csv"
+      grep '^lesson01,cpu,' "$fixtures/test-gpu-a.csv"
+      for copy in 1 2 3 4 5 6 7 8 9 10 11; do
+          grep '^lesson01,naive,kernel,' "$fixtures/test-gpu-a.csv" | sed "s/,naive,/,kernel$copy,/"
+      done; } > "$BATS_TEST_TMPDIR/many.csv"
+    run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/many.csv"
+    assert_success
+    grep -q '>kernel11 kernel<' "$out/many-lesson01-sweep.svg"
+    # the first and the tenth kernel share a colour: the palette has nine, cpu has the first
+    colour() { grep -A 4 ">$1 kernel<" "$out/many-lesson01-sweep.svg" | grep -o "stroke='[^']*'" | head -n 1; }
+    [ -n "$(colour kernel1)" ] || fail "no colour found for kernel1"
+    [ "$(colour kernel1)" = "$(colour kernel10)" ]
+}
