@@ -137,7 +137,7 @@ SOLUTIONS := $(foreach dir,$(EXERCISE_DIRS),solution$(call lesson_number,$(dir))
 
 COMMON_OBJECT := $(BUILD)/common/workbook.o
 
-.PHONY: all help test test-programs nvcc-check bench plots doctor grade clean sanitize \
+.PHONY: all help test test-programs nvcc-check bench plots doctor grade clean sanitize gpu-report \
         $(LESSONS) $(EXERCISES) $(SOLUTIONS) check-compiler
 
 all: $(BUILDABLE_LESSONS)
@@ -309,6 +309,10 @@ help:
 	@echo "  plots          check plots/reference/*.csv and plots/results/*.csv, draw charts into plots/out/,"
 	@echo "                 heat maps of the fields lesson03 --output wrote under plots/results/"
 	@echo "                 and lesson09's model of its scaling"
+	@echo "  gpu-report     the whole course on this machine in one run: build, tests, sanitizers, bench,"
+	@echo "                 each lesson's targets judged, ncu metrics, charts; one folder to send back,"
+	@echo "                 plots/reference/<gpu>/summary.md (without a GPU: plots/results/cpu-emulation/);"
+	@echo "                 GPU_REPORT_QUICK=1: build, tests, sanitizers and targets only"
 	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
 	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
 	@echo "  grade          build and check every exercise: PASS / FAIL / not implemented / does not"
@@ -347,6 +351,13 @@ bench: all
 	BACKEND=$(BACKEND) BUILD=$(BUILD) sh common/bench.sh $(BUILDABLE_LESSONS)
 	$(EMUCC) -O2 -o build/emu-bench common/emu/bench.cu
 	./build/emu-bench
+
+# make gpu-report: build, tests, sanitizers, bench, each lesson.conf's TARGET
+# judged, ncu's metrics and the charts, into plots/reference/<gpu-slug>/ on a
+# GPU, plots/results/cpu-emulation/ without one (common/gpu-report.sh).
+gpu-report:
+	@BACKEND=$(BACKEND) CUDA_ARCH=$(CUDA_ARCH) GPU_COUNT=$(GPU_COUNT) NVCC="$(NVCC)" MAKE="$(MAKE)" \
+	  LESSONS="$(BUILDABLE_LESSONS)" bash common/gpu-report.sh
 
 # make plots: charts from the committed reference results (plots/reference/)
 # and this machine's (plots/results/, from make bench) into plots/out/.
