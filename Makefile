@@ -306,7 +306,8 @@ help:
 	@echo "  test           build everything and run the Bats test suite in tests/"
 	@echo "  bench          run every lesson over its lesson.conf sweep; append to plots/results/<device>.csv;"
 	@echo "                 then the emulator's own benchmark (context switch, 16M reduction)"
-	@echo "  plots          check plots/reference/*.csv and plots/results/*.csv, draw charts into plots/out/,"
+	@echo "  plots          check plots/reference/*.csv, plots/reference/<gpu>/<gpu>.csv (make gpu-report's)"
+	@echo "                 and plots/results/*.csv, draw charts into plots/out/,"
 	@echo "                 heat maps of the fields lesson03 --output wrote under plots/results/"
 	@echo "                 and lesson09's model of its scaling"
 	@echo "  gpu-report     the whole course on this machine in one run: build, tests, sanitizers, bench,"
@@ -364,10 +365,12 @@ gpu-report:
 # Also heat maps of every folder of fields under plots/results/ (as
 # ./lesson03 --output plots/results/NAME writes them) into plots/out/NAME.png,
 # and lesson 09's model of multi-GPU scaling, which needs no results.
+# make gpu-report's folders of reference GPUs: plots/reference/<gpu>/<gpu>.csv
+REFERENCE_REPORTS = $(foreach dir,$(wildcard plots/reference/*/),$(wildcard $(dir)$(notdir $(dir:/=)).csv))
 FIELD_DIRS = $(patsubst %/final.dat,%,$(wildcard plots/results/*/final.dat))
 PNG_FORMAT = $(shell gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo && echo pngcairo || echo png)
 plots:
-	sh plots/plot.sh plots/out $(or $(wildcard plots/reference/*.csv plots/results/*.csv),plots/results/*.csv)
+	sh plots/plot.sh plots/out $(or $(wildcard plots/reference/*.csv $(REFERENCE_REPORTS) plots/results/*.csv),plots/results/*.csv)
 	@gnuplot -e "format='$(PNG_FORMAT)'; outfile='plots/out/lesson09-model.png'" plots/terminal.gp \
 	  plots/multi-gpu-model.gp && echo "drew plots/out/lesson09-model.png (lesson 09's model, not a measurement)"
 	@for fields in $(FIELD_DIRS); do \

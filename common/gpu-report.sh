@@ -135,8 +135,10 @@ build_all() {
 
 run_tests() {
     local parallel=""
-    # bats runs files side by side with GNU parallel, when it is installed
-    command -v parallel >/dev/null 2>&1 && [ $on_gpu = yes ] && parallel="--jobs $jobs"
+    # bats runs files side by side (each file's tests in order) with GNU parallel,
+    # when it is installed; GPU_REPORT_BATS_JOBS=1 runs them one at a time
+    command -v parallel >/dev/null 2>&1 && [ $on_gpu = yes ] && [ "${GPU_REPORT_BATS_JOBS:-$jobs}" -gt 1 ] &&
+        parallel="--jobs ${GPU_REPORT_BATS_JOBS:-$jobs} --no-parallelize-within-files"
     # shellcheck disable=SC2086  # lists of words
     WORKBOOK_EMU_BUILD=build/emu WORKBOOK_CUDA_BUILD=build/cuda-sm$CUDA_ARCH \
         WORKBOOK_GPU_COUNT=$GPU_COUNT bats --tap $parallel $bats_files > "$folder/tests.tap"
@@ -176,7 +178,8 @@ bench_all() {
     # shellcheck disable=SC2086
     BACKEND=$BACKEND BUILD=$build BENCH_RESULTS_DIR="$work/bench" sh common/bench.sh $lessons
     local status=$?
-    [ -s "$work/bench/$slug.csv" ] && cp "$work/bench/$slug.csv" "$folder/$slug.csv"
+    # one file, named after the device the programs saw (nvidia-smi's name, as a rule)
+    cat "$work"/bench/*.csv > "$folder/$slug.csv" 2>/dev/null || rm -f "$folder/$slug.csv"
     return $status
 }
 
@@ -304,7 +307,7 @@ profile_all() {
         echo "\$ ncu $lesson $arguments"
         # (lesson 09 runs as one rank without mpirun, as its contract tests do)
         # shellcheck disable=SC2086
-        ncu --csv --metrics "$metrics" --launch-count 12 "$build/$lesson" $arguments \
+        ncu --csv --metrics "$metrics" --launch-count 24 "$build/$lesson" $arguments \
             --reps 1 --warmup 0 --quiet-warnings > "$work/ncu.out" 2> "$work/ncu.err"
         if grep -q 'ERR_NVGPUCTRPERM' "$work/ncu.out" "$work/ncu.err"; then
             echo "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM): skipped;" \
@@ -318,7 +321,7 @@ profile_all() {
                       done | paste -sd , -)
             echo "unknown to this ncu, left out: $(cat "$work/ncu.out" "$work/ncu.err" | grep 'Failed to find metric')"
             # shellcheck disable=SC2086
-            ncu --csv --metrics "$metrics" --launch-count 12 "$build/$lesson" $arguments \
+            ncu --csv --metrics "$metrics" --launch-count 24 "$build/$lesson" $arguments \
                 --reps 1 --warmup 0 --quiet-warnings > "$work/ncu.out" 2> "$work/ncu.err"
         fi
         # ncu's CSV lines start with a quote; the lesson's own output does not

@@ -146,24 +146,48 @@ quick_suite() {
     sed -n '/^## Problems/,$p' "$summary" | grep -qx none
 }
 
-@test "a target that cannot be met shows missed, with the others met, and make gpu-report fails" {
+@test "a target that cannot be met shows missed, with the others met, and make gpu-report fails; ncu's metrics are collected" {
     # lesson01's lesson.conf with its target's bound raised past what any kernel can do
     sed 's/^\(TARGET = .*| \)>= 90%$/\1>= 1000%/' lessons/01-vector-add/lesson.conf > "$BATS_TEST_TMPDIR/mutant.conf"
     grep -q '>= 1000%$' "$BATS_TEST_TMPDIR/mutant.conf"
     echo 'TARGET = checks pass | lesson01 -n 64M | lesson01 -n 4k | optimized kernel median_ms | >= 0 ms' \
         >> "$BATS_TEST_TMPDIR/mutant.conf"
     folder="$BATS_TEST_TMPDIR/report"
-    run make --no-print-directory gpu-report BACKEND=emu GPU_REPORT_QUICK=1 GPU_REPORT_DIR="$folder" \
-        GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$(quick_suite)" \
+    # tests/fixtures/ncu stands in for Nsight Compute, which does not know one of the metrics
+    PATH="$BATS_TEST_DIRNAME/fixtures:$PATH" run make --no-print-directory gpu-report BACKEND=emu \
+        GPU_REPORT_DIR="$folder" GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$(quick_suite)" \
         GPU_REPORT_TARGETS="$BATS_TEST_TMPDIR/mutant.conf" GPU_REPORT_JUDGE_EMULATED=1
     assert_failure
-    assert_line --regexp '^step 4 bench: skipped \(GPU_REPORT_QUICK\)$'
     assert_line --regexp '^step 5 targets: [0-9]+s FAILED$'
     assert_line --regexp '^\| lesson01 \| optimized kernel at 90% of the device-copy row \| [0-9.]+% \(CPU emulation\) \| >= 1000% \| missed \(judged on CPU emulation figures\) \|$'
     assert_line --regexp '^\| lesson01 \| checks pass \| [0-9.]+ ms \(CPU emulation\) \| >= 0 ms \| met \(judged on CPU emulation figures\) \|$'
     assert_line "gpu-report.sh: failed steps: targets; targets missed: yes"
     grep -q '| >= 1000% | missed' "$folder/summary.md"
-    grep -q '^GPU_REPORT_QUICK=1: steps 1, 2, 3 and the targets only.$' "$folder/summary.md"
+    grep -q '^- step 5 targets: [0-9]*s FAILED' "$folder/summary.md"
+    # the steps after the failed one ran
+    assert_line --regexp '^step 7 charts: [0-9]+s ok$'
+    assert_line --regexp '^step 6 ncu: [0-9]+s ok$'
+    # ncu's CSV: its header once, then a row for each metric it knows
+    [ "$(head -n 1 "$folder/ncu.csv")" = '"ID","Process ID","Process Name","Host Name","Kernel Name","Metric Name","Metric Unit","Metric Value"' ]
+    [ "$(grep -c '"lesson01","test-host","kernel_naive"' "$folder/ncu.csv")" -eq 5 ]
+    grep -q '"dram__throughput.avg.pct_of_peak_sustained_elapsed","","50"' "$folder/ncu.csv"
+    ! grep -q 'smsp__thread_inst_executed_per_inst_executed' "$folder/ncu.csv"
+    grep -q '^unknown to this ncu, left out: .*smsp__thread_inst_executed_per_inst_executed.ratio' "$folder/logs/ncu.log"
+}
+
+@test "make gpu-report GPU_REPORT_QUICK=1 runs steps 1, 2, 3 and the targets, and says so" {
+    folder="$BATS_TEST_TMPDIR/report"
+    run make --no-print-directory gpu-report BACKEND=emu GPU_REPORT_QUICK=1 GPU_REPORT_DIR="$folder" \
+        GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$(quick_suite)"
+    assert_success
+    assert_line --regexp '^step 3 sanitize: [0-9]+s ok$'
+    assert_line 'step 4 bench: skipped (GPU_REPORT_QUICK)'
+    assert_line --regexp '^step 5 targets: [0-9]+s ok$'
+    assert_line 'step 6 ncu: skipped (GPU_REPORT_QUICK)'
+    assert_line 'step 7 charts: skipped (GPU_REPORT_QUICK)'
+    grep -qx 'GPU_REPORT_QUICK=1: steps 1, 2, 3 and the targets only.' "$folder/summary.md"
+    [ ! -e "$folder/cpu-emulation.csv" ]
+    [ -s "$folder/targets.csv" ]
 }
 
 @test "gpu-report.sh refuses a folder that holds something other than a report" {

@@ -298,3 +298,18 @@ EXPECTED
     [ -n "$(colour kernel1)" ] || fail "no colour found for kernel1"
     [ "$(colour kernel1)" = "$(colour kernel10)" ]
 }
+
+@test "make plots draws a reference GPU's folder of make gpu-report, its results file alone, under the reference- name" {
+    needs_gnuplot
+    tree="$BATS_TEST_TMPDIR/tree"
+    mkdir -p "$tree/plots/reference/test-gpu-a"
+    cp "$fixtures/test-gpu-a.csv" "$tree/plots/reference/test-gpu-a/"
+    # the report's other CSV files are not results files of a machine
+    cp "$fixtures/test-gpu-b.csv" "$tree/plots/reference/test-gpu-a/targets.csv"
+    run make --no-print-directory -C "$tree" -f "$repo/Makefile" -n plots
+    assert_success
+    assert_line "sh plots/plot.sh plots/out plots/reference/test-gpu-a/test-gpu-a.csv"
+    run sh plots/plot.sh "$out" "$tree/plots/reference/test-gpu-a/test-gpu-a.csv"
+    assert_success
+    [ -s "$out/reference-test-gpu-a-lesson01-sweep.png" ] || fail "no reference-test-gpu-a chart: $output"
+}
