@@ -68,6 +68,8 @@ else
     device="CPU emulation"
     slug=cpu-emulation
     folder=${GPU_REPORT_DIR:-plots/results/$slug}
+    # one timed run of each: emulated times are for show, and two cores have five minutes
+    export BENCH_REPS=${BENCH_REPS:-1} BENCH_WARMUP=${BENCH_WARMUP:-0}
 fi
 lessons=${GPU_REPORT_LESSONS:-${LESSONS:-}}
 if [ -z "$lessons" ]; then
