@@ -8,8 +8,9 @@
 #
 # The steps, each timed ("step 4 bench: 93s ok"); a step that fails does not
 # stop the others:
-#   1 build     every lesson, exercise and solution (make test-programs); on a
-#               GPU with nvcc for its architecture, and every .cu (nvcc-check)
+#   1 build     on a GPU every lesson, exercise and solution for it and for the
+#               emulator (make test-programs), and every .cu (nvcc-check); under
+#               the emulator its lessons alone
 #   2 tests     the Bats suite; on a GPU every test that can use it does. Under
 #               the emulator a quick subset (GPU_REPORT_BATS), said so in the summary
 #   3 sanitize  every lesson under compute-sanitizer's memcheck, racecheck,
@@ -29,7 +30,10 @@
 # TARGET lines to judge instead of the lesson.confs'; GPU_REPORT_BATS: the
 # .bats files of step 2; GPU_REPORT_DIR: the folder; GPU_REPORT_JUDGE_EMULATED=1:
 # judge the emulator's figures too (to test the judge: they say nothing of a
-# GPU); BENCH_REPS, BENCH_WARMUP: as for make bench (default 5 and 1 on a GPU).
+# GPU); GPU_REPORT_BATS_JOBS: Bats files run side by side on a GPU (default:
+# one for every 4 cores; 1: the whole suite in one bats); BENCH_REPS,
+# BENCH_WARMUP: as for make bench (default 5 and 1 on a GPU, 1 and 0 under the
+# emulator).
 #
 # Exit status: 0 when every step passed and every target was met (or, under
 # the emulator, shown); 1 otherwise.
@@ -123,12 +127,17 @@ skipped_step() {   # skipped_step NUMBER NAME WHY
 
 build_all() {
     local status=0
-    "$MAKE" --no-print-directory -j"$jobs" BACKEND=emu test-programs || status=1
     if [ $on_gpu = yes ]; then
+        # the tests run the emulator's build too
+        "$MAKE" --no-print-directory -j"$jobs" BACKEND=emu test-programs || status=1
         "$MAKE" --no-print-directory -j"$jobs" BACKEND=cuda test-programs || status=1
         "$MAKE" --no-print-directory -j"$jobs" nvcc-check || status=1
     else
-        echo "no GPU: the emulator build only (make nvcc-check compiles every .cu with nvcc)"
+        # Two cores compile the emulator's exercises and solutions in some two
+        # minutes: the emulator's report builds the lessons it runs, and says so.
+        "$MAKE" --no-print-directory -j"$jobs" BACKEND=emu all || status=1
+        echo "no GPU: the lessons for the emulator only (make test builds the exercises and" \
+             "solutions too, make nvcc-check compiles every .cu with nvcc)"
     fi
     return $status
 }
@@ -136,15 +145,28 @@ build_all() {
 # ---- 2. tests ----------------------------------------------------------------
 
 run_tests() {
-    local parallel=""
-    # bats runs files side by side (each file's tests in order) with GNU parallel,
-    # when it is installed; GPU_REPORT_BATS_JOBS=1 runs them one at a time
-    command -v parallel >/dev/null 2>&1 && [ $on_gpu = yes ] && [ "${GPU_REPORT_BATS_JOBS:-$jobs}" -gt 1 ] &&
-        parallel="--jobs ${GPU_REPORT_BATS_JOBS:-$jobs} --no-parallelize-within-files"
-    # shellcheck disable=SC2086  # lists of words
-    WORKBOOK_EMU_BUILD=build/emu WORKBOOK_CUDA_BUILD=build/cuda-sm$CUDA_ARCH \
-        WORKBOOK_GPU_COUNT=$GPU_COUNT bats --tap $parallel $bats_files > "$folder/tests.tap"
-    local status=$?
+    local file files_at_once=${GPU_REPORT_BATS_JOBS:-$(( jobs / 4 > 1 ? jobs / 4 : 1 ))} status=0
+    # (under the emulator the quick subset in one bats, unless told otherwise)
+    [ $on_gpu = yes ] || files_at_once=${GPU_REPORT_BATS_JOBS:-1}
+    export WORKBOOK_EMU_BUILD=build/emu WORKBOOK_CUDA_BUILD=build/cuda-sm$CUDA_ARCH WORKBOOK_GPU_COUNT=$GPU_COUNT
+    if [ "$files_at_once" -le 1 ]; then
+        # shellcheck disable=SC2086  # a list of files
+        bats --tap $bats_files > "$folder/tests.tap" || status=1
+    else
+        # Several files side by side, each file's tests in order, the cores shared
+        # among them (the lessons' CPU versions use every core they are given);
+        # the TAP of each file in the order of the files. (bash -c: a bats run
+        # from a bats test needs the functions bats exports, which sh drops.)
+        mkdir -p "$work/tap"
+        # shellcheck disable=SC2086
+        printf '%s\n' $bats_files | OMP_NUM_THREADS=$(( jobs / files_at_once )) xargs -P "$files_at_once" -I {} \
+            bash -c 'bats --tap "$1" > "$2/$(basename "$1").tap" 2>&1 || echo "$1" >> "$2/failed"' bash {} "$work/tap"
+        for file in $bats_files; do
+            echo "# $file"
+            cat "$work/tap/$(basename "$file").tap"
+        done > "$folder/tests.tap"
+        [ -e "$work/tap/failed" ] && status=1
+    fi
     sh common/tap-summary.sh "$folder/tests.tap"
     return $status
 }
@@ -375,7 +397,8 @@ write_summary() {
         echo
         [ "$quick" = 1 ] && echo "GPU_REPORT_QUICK=1: steps 1, 2, 3 and the targets only." && echo
         if [ $on_gpu = no ]; then
-            echo "Under the CPU emulator step 2 ran a quick subset of the Bats suite ($bats_files), not all of it;"
+            echo "Under the CPU emulator step 1 built the lessons alone (no exercises, solutions or nvcc build),"
+            echo "step 2 ran a quick subset of the Bats suite ($bats_files), not all of it;"
             echo "the targets are shown, not judged: emulated times are CPU times."
             echo
         fi

@@ -105,17 +105,20 @@ judge() {
     [ "$(cat lessons/0[1-8]-*/lesson.conf | grep -c '^TARGET')" -ge 12 ]
 }
 
-# A one-test Bats file for the report's step 2: the suite itself runs in make test.
+# One-test Bats files for the report's step 2 (the suite itself runs in make test): quick.bats,
+# and with an argument a second one, quick2.bats; their names, for GPU_REPORT_BATS.
 quick_suite() {
     # (printf: a line of this file that starts with the word would be a test of its own)
     printf '@%s\n' 'test "a quick test" { true; }' > "$BATS_TEST_TMPDIR/quick.bats"
-    echo "$BATS_TEST_TMPDIR/quick.bats"
+    printf '@%s\n' 'test "a second quick test" { true; }' > "$BATS_TEST_TMPDIR/quick2.bats"
+    echo "$BATS_TEST_TMPDIR/quick.bats${1:+ $BATS_TEST_TMPDIR/quick2.bats}"
 }
 
 @test "make gpu-report under the emulator writes the folder: results, charts, TAP, sanitizer log, ncu line, commit, machine, summary" {
     folder="$BATS_TEST_TMPDIR/report"
+    # two Bats files side by side, as on a GPU
     run make --no-print-directory gpu-report BACKEND=emu GPU_REPORT_DIR="$folder" \
-        GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$(quick_suite)"
+        GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$(quick_suite two)" GPU_REPORT_BATS_JOBS=2
     assert_success
     assert_line --regexp '^step 1 build: [0-9]+s ok$'
     assert_line --regexp '^step 2 tests: [0-9]+s ok$'
@@ -129,7 +132,11 @@ quick_suite() {
         [ -s "$folder/$file" ] || fail "$folder/$file is missing or empty"
     done
     command -v ncu >/dev/null 2>&1 || grep -qx 'ncu not found: skipped' "$folder/ncu.csv"
-    grep -q '^ok 1 a quick test' "$folder/tests.tap"
+    # each file's TAP after its name, in the order given
+    [ "$(grep -v '^1\.\.1$' "$folder/tests.tap")" = "# $BATS_TEST_TMPDIR/quick.bats
+ok 1 a quick test
+# $BATS_TEST_TMPDIR/quick2.bats
+ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     grep -q 'lesson01 (forward,reverse,random:1): clean' "$folder/sanitizer.log"
     grep -q "^commit: $(git rev-parse HEAD)" "$folder/commit.txt"
     grep -q '^device: CPU emulation (backend emu: CPU emulation, not GPU results)' "$folder/machine.txt"
@@ -138,7 +145,7 @@ quick_suite() {
     [ "$(awk -F , 'NR > 1 { print $4 }' "$folder/cpu-emulation.csv" | sort -u | wc -l)" -ge 2 ]
     summary="$folder/summary.md"
     grep -qx '# make gpu-report: CPU emulation (no GPU): not GPU results' "$summary"
-    grep -q "step 2 ran a quick subset of the Bats suite" "$summary"
+    grep -q "step 2 ran a quick subset of the Bats suite ($BATS_TEST_TMPDIR/quick.bats $BATS_TEST_TMPDIR/quick2.bats)" "$summary"
     grep -Eq '^    step 4 bench: [0-9]+s ok$' "$summary"
     # one row per target of the lesson, with its emulated figure, not judged
     [ "$(grep -c '^| lesson[0-9]' "$summary")" -eq 1 ]
