@@ -11,8 +11,9 @@
 #   1 build     on a GPU every lesson, exercise and solution for it and for the
 #               emulator (make test-programs), and every .cu (nvcc-check); under
 #               the emulator its lessons alone
-#   2 tests     the Bats suite; on a GPU every test that can use it does. Under
-#               the emulator a quick subset (GPU_REPORT_BATS), said so in the summary
+#   2 tests     the Bats suite; on a GPU every test that can use it does (with
+#               GPU_REPORT_QUICK=1 the files that use it only). Under the
+#               emulator a quick subset (GPU_REPORT_BATS), said so in the summary
 #   3 sanitize  every lesson under compute-sanitizer's memcheck, racecheck,
 #               initcheck and synccheck, or the emulator's --sanitize checks
 #   4 bench     every lesson over its lesson.conf sweep (common/bench.sh)
@@ -84,9 +85,17 @@ if [ -n "${GPU_REPORT_TARGETS:-}" ] && [ ! -r "$GPU_REPORT_TARGETS" ]; then
     echo "$program: GPU_REPORT_TARGETS=$GPU_REPORT_TARGETS: no such file" >&2
     exit 2
 fi
-# Under the emulator a quick part of the suite: all of it takes some ten minutes on two cores.
-bats_files=${GPU_REPORT_BATS:-$([ $on_gpu = yes ] &&
-    ls tests/*.bats | grep -v '/gpu-report\.bats$' || echo tests/lesson01.bats)}
+# On a GPU the whole suite, or with GPU_REPORT_QUICK=1 the files whose tests run
+# the GPU build; under the emulator a quick part (all of it takes some ten
+# minutes on two cores). Never this report's own tests.
+if [ $on_gpu = no ]; then
+    default_bats=tests/lesson01.bats
+elif [ "$quick" = 1 ]; then
+    default_bats=$(grep -l 'use_gpu_build\|CUDA_BUILD' tests/*.bats | grep -v '/gpu-report\.bats$')
+else
+    default_bats=$(ls tests/*.bats | grep -v '/gpu-report\.bats$')
+fi
+bats_files=$(echo ${GPU_REPORT_BATS:-$default_bats})
 
 # The folder is this report's alone: an earlier report in it is replaced,
 # anything else is left as it is.
@@ -395,7 +404,11 @@ write_summary() {
         echo
         sed 's/^/    /' "$folder/commit.txt" "$folder/machine.txt"
         echo
-        [ "$quick" = 1 ] && echo "GPU_REPORT_QUICK=1: steps 1, 2, 3 and the targets only." && echo
+        if [ "$quick" = 1 ]; then
+            echo "GPU_REPORT_QUICK=1: steps 1, 2, 3 and the targets only."
+            [ $on_gpu = yes ] && echo "Step 2 ran the test files that use the GPU build: $bats_files."
+            echo
+        fi
         if [ $on_gpu = no ]; then
             echo "Under the CPU emulator step 1 built the lessons alone (no exercises, solutions or nvcc build),"
             echo "step 2 ran a quick subset of the Bats suite ($bats_files), not all of it;"

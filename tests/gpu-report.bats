@@ -153,22 +153,26 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     sed -n '/^## Problems/,$p' "$summary" | grep -qx none
 }
 
-@test "a target that cannot be met shows missed, with the others met, and make gpu-report fails; ncu's metrics are collected" {
+@test "a target that cannot be met shows missed, with the others met, a failing test is named, make gpu-report fails; ncu's metrics are collected" {
     # lesson01's lesson.conf with its target's bound raised past what any kernel can do
     sed 's/^\(TARGET = .*| \)>= 90%$/\1>= 1000%/' lessons/01-vector-add/lesson.conf > "$BATS_TEST_TMPDIR/mutant.conf"
     grep -q '>= 1000%$' "$BATS_TEST_TMPDIR/mutant.conf"
     echo 'TARGET = checks pass | lesson01 -n 64M | lesson01 -n 4k | optimized kernel median_ms | >= 0 ms' \
         >> "$BATS_TEST_TMPDIR/mutant.conf"
     folder="$BATS_TEST_TMPDIR/report"
+    # and a test that fails
+    printf '@%s\n' 'test "a failing test" { false; }' > "$BATS_TEST_TMPDIR/failing.bats"
     # tests/fixtures/ncu stands in for Nsight Compute, which does not know one of the metrics
     PATH="$BATS_TEST_DIRNAME/fixtures:$PATH" run make --no-print-directory gpu-report BACKEND=emu \
-        GPU_REPORT_DIR="$folder" GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$(quick_suite)" \
+        GPU_REPORT_DIR="$folder" GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$BATS_TEST_TMPDIR/failing.bats" \
         GPU_REPORT_TARGETS="$BATS_TEST_TMPDIR/mutant.conf" GPU_REPORT_JUDGE_EMULATED=1
     assert_failure
+    assert_line --regexp '^step 2 tests: [0-9]+s FAILED$'
     assert_line --regexp '^step 5 targets: [0-9]+s FAILED$'
+    grep -qx -- '- tests.tap, line 2: not ok 1 a failing test' "$folder/summary.md"
     assert_line --regexp '^\| lesson01 \| optimized kernel at 90% of the device-copy row \| [0-9.]+% \(CPU emulation\) \| >= 1000% \| missed \(judged on CPU emulation figures\) \|$'
     assert_line --regexp '^\| lesson01 \| checks pass \| [0-9.]+ ms \(CPU emulation\) \| >= 0 ms \| met \(judged on CPU emulation figures\) \|$'
-    assert_line "gpu-report.sh: failed steps: targets; targets missed: yes"
+    assert_line "gpu-report.sh: failed steps: tests targets; targets missed: yes"
     grep -q '| >= 1000% | missed' "$folder/summary.md"
     grep -q '^- step 5 targets: [0-9]*s FAILED' "$folder/summary.md"
     # the steps after the failed one ran
