@@ -191,7 +191,7 @@ sanitize_all() {
         "$MAKE" --no-print-directory -j"$jobs" BACKEND=emu SANITIZE=1 \
             $(for lesson in $lessons; do echo "build/emu-sanitize/$lesson"; done) || return 1
     elif ! command -v compute-sanitizer >/dev/null 2>&1; then
-        echo "compute-sanitizer not found (it comes with the CUDA Toolkit, beside nvcc)" > "$folder/sanitizer.log"
+        echo "compute-sanitizer not found (it comes with the CUDA Toolkit, beside nvcc)" | tee "$folder/sanitizer.log"
         return 1
     fi
     mkdir -p "$work/sanitize"
