@@ -144,7 +144,8 @@ build_all() {
     else
         # Two cores compile the emulator's exercises and solutions in some two
         # minutes: the emulator's report builds the lessons it runs, and says so.
-        "$MAKE" --no-print-directory -j"$jobs" BACKEND=emu all || status=1
+        # shellcheck disable=SC2086  # the lessons' make targets
+        "$MAKE" --no-print-directory -j"$jobs" BACKEND=emu $lessons || status=1
         echo "no GPU: the lessons for the emulator only (make test builds the exercises and" \
              "solutions too, make nvcc-check compiles every .cu with nvcc)"
     fi
@@ -326,42 +327,52 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 smsp__thread_inst_executed_per_inst_executed.ratio"
 
+# profile_one lessonNN METRICS: one run under ncu at its NCU_ARGS (started by
+# its PROFILE_LAUNCH, as make profile starts it: lesson 09 as one rank); ncu's
+# CSV in $work/ncu.csv, everything else it and the lesson said in $work/ncu.out.
+profile_one() {
+    local arguments launch
+    arguments=$(sed -n 's/^NCU_ARGS[[:space:]]*=[[:space:]]*//p' lessons/"${1#lesson}"-*/lesson.conf)
+    launch=$(sed -n 's/^PROFILE_LAUNCH[[:space:]]*=[[:space:]]*//p' lessons/"${1#lesson}"-*/lesson.conf)
+    [ -n "$arguments" ] || { echo "$1: no NCU_ARGS in its lesson.conf: not profiled"; return 0; }
+    echo "\$ ncu $1 $arguments"
+    rm -f "$work/ncu.csv"
+    # shellcheck disable=SC2086  # the launcher and the arguments are lists of words
+    $launch ncu --csv --print-kernel-base function --metrics "$2" --launch-count 24 \
+        --log-file "$work/ncu.csv" "$build/$1" $arguments --reps 1 --warmup 0 --quiet-warnings \
+        > "$work/ncu.out" 2>&1
+    touch "$work/ncu.csv"
+}
+
 profile_all() {
     if ! command -v ncu >/dev/null 2>&1; then
         echo "ncu not found: skipped" | tee "$folder/ncu.csv"
         return 3
     fi
-    local lesson arguments metrics status=0
-    metrics=$(echo $ncu_metrics | tr ' ' ,)
+    local lesson all_metrics metrics status=0
+    all_metrics=$(echo $ncu_metrics | tr ' ' ,)
+    metrics=$all_metrics
     : > "$folder/ncu.csv"
     for lesson in $lessons; do
-        arguments=$(sed -n 's/^NCU_ARGS[[:space:]]*=[[:space:]]*//p' lessons/"${lesson#lesson}"-*/lesson.conf)
-        [ -n "$arguments" ] || { echo "$lesson: no NCU_ARGS in its lesson.conf: not profiled"; continue; }
-        echo "\$ ncu $lesson $arguments"
-        # (lesson 09 runs as one rank without mpirun, as its contract tests do)
-        # shellcheck disable=SC2086
-        ncu --csv --metrics "$metrics" --launch-count 24 "$build/$lesson" $arguments \
-            --reps 1 --warmup 0 --quiet-warnings > "$work/ncu.out" 2> "$work/ncu.err"
-        if grep -q 'ERR_NVGPUCTRPERM' "$work/ncu.out" "$work/ncu.err"; then
+        profile_one "$lesson" "$metrics"
+        # (ncu's own messages go to its log file, its CSV's lines start with a quote)
+        if grep -q 'ERR_NVGPUCTRPERM' "$work/ncu.out" "$work/ncu.csv"; then
             echo "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM): skipped;" \
                  "see https://developer.nvidia.com/ERR_NVGPUCTRPERM" | tee -a "$folder/ncu.csv"
             return 3
         fi
         # a metric this ncu does not know: keep the ones it does, and go on
-        if grep -q 'Failed to find metric' "$work/ncu.out" "$work/ncu.err" && [ "$metrics" = "$(echo $ncu_metrics | tr ' ' ,)" ]; then
+        if [ "$metrics" = "$all_metrics" ] && grep -q 'Failed to find metric' "$work/ncu.out" "$work/ncu.csv"; then
+            echo "unknown to this ncu, left out: $(grep -h 'Failed to find metric' "$work/ncu.out" "$work/ncu.csv")"
             metrics=$(for metric in $ncu_metrics; do
-                          grep -q "$metric" "$work/ncu.out" "$work/ncu.err" || echo "$metric"
+                          grep -q "$metric" "$work/ncu.out" "$work/ncu.csv" || echo "$metric"
                       done | paste -sd , -)
-            echo "unknown to this ncu, left out: $(cat "$work/ncu.out" "$work/ncu.err" | grep 'Failed to find metric')"
-            # shellcheck disable=SC2086
-            ncu --csv --metrics "$metrics" --launch-count 24 "$build/$lesson" $arguments \
-                --reps 1 --warmup 0 --quiet-warnings > "$work/ncu.out" 2> "$work/ncu.err"
+            profile_one "$lesson" "$metrics"
         fi
-        # ncu's CSV lines start with a quote; the lesson's own output does not
-        if grep -q '^"ID"' "$work/ncu.out"; then
-            grep '^"' "$work/ncu.out" | { [ -s "$folder/ncu.csv" ] && grep -v '^"ID"' || cat; } >> "$folder/ncu.csv"
+        if grep -q '^"ID"' "$work/ncu.csv"; then
+            grep '^"' "$work/ncu.csv" | { [ -s "$folder/ncu.csv" ] && grep -v '^"ID"' || cat; } >> "$folder/ncu.csv"
         else
-            echo "$lesson: ncu wrote no metrics:"; tail -n 5 "$work/ncu.out" "$work/ncu.err"
+            echo "$lesson: ncu wrote no metrics:"; tail -n 5 "$work/ncu.out" "$work/ncu.csv"
             status=1
         fi
     done
