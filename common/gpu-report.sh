@@ -6,7 +6,7 @@
 #                                       resolved (BACKEND, CUDA_ARCH, GPU_COUNT, ...)
 #   make gpu-report GPU_REPORT_QUICK=1  steps 1, 2, 3 and the targets only
 #
-# The steps, each timed ("step 4 bench: 93s ok"); a step that fails does not
+# The steps, each timed ("step 4 bench: 27s ok"); a step that fails does not
 # stop the others:
 #   1 build     on a GPU every lesson, exercise and solution for it and for the
 #               emulator (make test-programs), and every .cu (nvcc-check); under
