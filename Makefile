@@ -362,6 +362,7 @@ help:
 	  "" "(make sanitize sets it itself)" \
 	  "PROFILE=1" "build with emucc --profile, into build/emu-profile (make profile sets it)" \
 	  "LESSON=NN" "make profile: that lesson only" \
+	  "GPU_REPORT_QUICK=1" "make gpu-report: build, tests, sanitizers and targets only" \
 	  "GRADE_FROM=$(GRADE_FROM)" "make grade: the lessons/ folder whose exercises it checks" \
 	  "GRADE_STUDENT=..." "make grade: the student's name in the CSV (default: the folder" \
 	  "" "that holds GRADE_FROM)" \
