@@ -1366,6 +1366,7 @@ double wb_measured_ms(const char *variant, int scope)
  * --csv; the first one under the table after a blank line. */
 static struct {
     int to_stderr, printed;
+    const char *lesson_name; /* the CSV rows' lesson column, without the part */
 } notes;
 
 void wb_note(const char *format, ...)
@@ -1381,6 +1382,15 @@ void wb_note(const char *format, ...)
     va_end(arguments);
     fprintf(out, "\n");
     fflush(out);
+}
+
+void wb_figure(const char *name, double value, const char *unit)
+{
+    if (!speaks() || !notes.to_stderr)
+        return;
+    fprintf(stderr, "figure,%s%s%s,%s,%.6g,%s\n", notes.lesson_name, csv_part ? "-" : "",
+            csv_part ? csv_part : "", name, value, unit);
+    fflush(stderr);
 }
 
 static void report(wb_run *run, const char *variant, int scope, const wb_timing *timing,
@@ -2275,6 +2285,7 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
     run.lesson = lesson;
     run.options = parse_options(lesson, argc, argv);
     notes.to_stderr = run.options.csv;
+    notes.lesson_name = lesson->name;
     if (lesson->input_shape) {
         options_being_read = &run.options;
         lesson->input_shape(&run.options.shape);
