@@ -19,10 +19,12 @@ setup_file() {
     "$EMUCC" --profile -o "$BIN/known_answers" "$SOURCE" 2>"$BIN/known_answers.build.log" || true
     "$EMUCC" -o "$BIN/plain" "$SOURCE" 2>"$BIN/plain.build.log" || true
     "$EMUCC" --profile -o "$BIN/branches" tests/emu/profile/branches.cu 2>"$BIN/branches.build.log" || true
-    # lesson 02's and 05's kernels, as make profile builds them: with emucc's default host
-    # compiler whatever EMU_CXX says, since build/emu-profile keeps one compiler's objects
+    # the lessons whose counts COURSE.md quotes, as make profile builds them: with emucc's
+    # default host compiler whatever EMU_CXX says, since build/emu-profile keeps one compiler's
+    # objects
     env -u CXX make --no-print-directory -j2 BACKEND=emu PROFILE=1 build/emu-profile/lesson02 \
-        build/emu-profile/lesson05 >"$BIN/lessons.build.log" 2>&1 || true
+        build/emu-profile/lesson03 build/emu-profile/lesson04 build/emu-profile/lesson05 \
+        build/emu-profile/lesson06 >"$BIN/lessons.build.log" 2>&1 || true
 }
 
 require_built() {
@@ -374,4 +376,49 @@ EOF
     assert_output --partial "--profile"
     assert_output --partial "bank conflicts"
     assert_output --partial "caches and timing remain the CPU's"
+}
+
+# quoted_counts: every count COURSE.md quotes from make profile, one per line as
+# "lesson<TAB>kernel<TAB>metric<TAB>value". A table after a paragraph naming
+# `make profile LESSON=NN` has a header row | counted ... | `kernel` | ... and rows
+# | what it counts (`metric`) | value | ..., the metric as the table and CSV name it.
+quoted_counts() {
+    awk -F'|' '
+    /make profile LESSON=[0-9][0-9]/ { match($0, /LESSON=[0-9][0-9]/); lesson = substr($0, RSTART + 7, 2) }
+    /^\| counted / {
+        kernels = 0
+        for (i = 3; i < NF; i++) { name = $i; gsub(/[` ]/, "", name); kernel[++kernels] = name }
+        next
+    }
+    kernels && /^\|/ {
+        parts = split($2, part, "`")
+        if (parts < 3) next
+        for (i = 3; i < NF && i - 2 <= kernels; i++) {
+            value = $i; gsub(/[ ,]/, "", value)
+            if (value == "-") continue  # the kernel made no such access
+            printf "%s\t%s\t%s\t%s\n", lesson, kernel[i - 2], part[parts - 1], value
+        }
+        next
+    }
+    !/^\|/ { kernels = 0 }
+    ' "$REPO/COURSE.md"
+}
+
+@test "every count COURSE.md quotes from make profile is what --profile prints" {
+    local lesson kernel metric value printed checked=0 csv
+    while IFS=$'\t' read -r lesson kernel metric value; do
+        csv="$BATS_FILE_TMPDIR/lesson$lesson.csv"
+        if [ ! -s "$csv" ]; then
+            require_built "$REPO/build/emu-profile/lesson$lesson"
+            # shellcheck disable=SC2046  # PROFILE_ARGS is a list of words
+            CUDA_EMU_PROFILE_CSV="$csv" "$REPO/build/emu-profile/lesson$lesson" \
+                $(sed -n 's/^PROFILE_ARGS[[:space:]]*=[[:space:]]*//p' "$REPO"/lessons/"$lesson"-*/lesson.conf) \
+                >/dev/null 2>&1 || fail "lesson$lesson failed under --profile"
+        fi
+        printed=$(figure "$csv" "$kernel" "$metric")
+        [ "$printed" = "$value" ] ||
+            fail "COURSE.md quotes $metric of $kernel (lesson $lesson) as $value; --profile prints '$printed'"
+        checked=$((checked + 1))
+    done < <(quoted_counts)
+    [ "$checked" -ge 80 ] || fail "only $checked quoted counts found in COURSE.md"
 }
