@@ -156,6 +156,14 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order coalesced_groups
 }
 
+@test "__reduce_*_sync over a whole warp, a warp cut short and a mask a ballot made before a branch" {
+    run_in_every_order warp_reduce_sync
+}
+
+@test "warp-aggregated atomics by bucket: labeled_partition of a coalesced group, shfl, reduce greater, less, plus" {
+    run_in_every_order labeled_reduce
+}
+
 @test "tiles of 64 to 512 threads: ranks, meta groups, a sync of the tile alone, shfl, any, all, reduce" {
     run_in_every_order large_tiles
 }
@@ -726,6 +734,37 @@ EOF
     assert_success
     run out/app
     assert_success
+}
+
+@test "emucc defines __CUDA_ARCH__ in .cu files as nvcc's device pass does, from -arch or -gencode" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >arch.cu <<'EOF'
+#include <cstdio>
+__global__ void arch(int* out) {
+#if __CUDA_ARCH__ >= 700
+    *out = __CUDA_ARCH__;
+#endif
+}
+int main() {
+    int *d, h = 0;
+    cudaMalloc(&d, sizeof h);
+    cudaMemset(d, 0, sizeof h);
+    arch<<<1, 1>>>(d);
+    cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+    printf("%d\n", h);
+}
+EOF
+    printf '#ifdef __CUDA_ARCH__\n#error host code compiled as device code\n#endif\n' >host.cpp
+    local flags expected
+    for flags in "900" "750 -arch=sm_75" "860 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86"; do
+        expected=${flags%% *}
+        flags=${flags#"$expected"}
+        # shellcheck disable=SC2086  # the flags are words
+        run "$EMUCC" $flags arch.cu host.cpp -o arch
+        assert_success
+        run ./arch
+        assert_output "$expected"
+    done
 }
 
 @test "a compile error leaves no dependency file naming emucc's temporary copy" {
