@@ -93,9 +93,9 @@ setup() {
 }
 
 @test "a well-sized launch gets no warning" {
-    # 270,336 results in 64-thread blocks: exactly one wave, 32 blocks per SM x 132 SMs
-    # (ilp launches one block per SM on purpose: it is warned about, see below)
-    run "$EMU_BUILD/lesson06" -n 270336x1 --reps 1 --warmup 0 --threads-per-block 64 \
+    # on a T4 (the smallest wave to run), 40,960 results in 64-thread blocks: exactly one wave,
+    # 16 blocks per SM x 40 SMs (ilp launches one block per SM on purpose: it is warned about)
+    CUDA_EMU_DEVICE=t4 run "$EMU_BUILD/lesson06" -n 40960x1 --reps 1 --warmup 0 --threads-per-block 64 \
         --only naive,optimized,blocks64
     assert_success
     refute_output --partial "warning:"
