@@ -72,9 +72,10 @@ ifeq ($(BACKEND),cuda)
   LINK_DEPENDENCIES :=
 else
   COMPILER := $(EMUCC)
-  # SANITIZE=1: built with emucc --sanitize, for make sanitize
-  BUILD := build/emu$(if $(SANITIZE),-sanitize)
-  ARCH_FLAGS := $(if $(SANITIZE),--sanitize)
+  # SANITIZE=1: built with emucc --sanitize, for make sanitize; PROFILE=1: with emucc
+  # --profile, for make profile
+  BUILD := build/emu$(if $(SANITIZE),-sanitize)$(if $(PROFILE),-profile)
+  ARCH_FLAGS := $(if $(SANITIZE),--sanitize) $(if $(PROFILE),--profile)
   # emucc links the emulator's runtime into every program: relink when it changes
   LINK_DEPENDENCIES := $(EMUCC) $(wildcard common/emu/runtime/* common/emu/include/*.h common/emu/include/*/*.h)
 endif
@@ -137,7 +138,7 @@ SOLUTIONS := $(foreach dir,$(EXERCISE_DIRS),solution$(call lesson_number,$(dir))
 
 COMMON_OBJECT := $(BUILD)/common/workbook.o
 
-.PHONY: all help test test-programs nvcc-check bench plots doctor grade clean sanitize \
+.PHONY: all help test test-programs nvcc-check bench plots doctor grade clean sanitize profile \
         $(LESSONS) $(EXERCISES) $(SOLUTIONS) check-compiler
 
 all: $(BUILDABLE_LESSONS)
@@ -276,6 +277,27 @@ else
 	SANITIZE_TOOL=emu SANITIZE_BUILD=build/emu-sanitize sh common/sanitize.sh $(BUILDABLE_LESSONS)
 endif
 
+# make profile: every lesson at a small size (PROFILE_ARGS in its lesson.conf),
+# a table per kernel of what the hardware sees: global sectors per request
+# (coalescing), shared-memory bank conflicts, divergent branches, atomics,
+# occupancy; LESSON=NN for one lesson. With BACKEND=cuda: Nsight Compute's
+# figures (ncu); else the lessons built with emucc --profile, which count the
+# same metrics exactly on the CPU.
+PROFILE_LESSONS := $(if $(LESSON),lesson$(LESSON),$(BUILDABLE_LESSONS))
+# the lessons build on every core, unless make -j already says how many
+PROFILE_JOBS = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+profile:
+ifneq ($(filter-out $(BUILDABLE_LESSONS),$(PROFILE_LESSONS)),)
+	@echo "make profile: LESSON=$(LESSON): there is no lesson$(LESSON) to profile here (the lessons are $(BUILDABLE_LESSONS))" >&2; exit 2
+endif
+ifeq ($(BACKEND),cuda)
+	$(MAKE) --no-print-directory BACKEND=cuda $(foreach lesson,$(PROFILE_LESSONS),build/cuda-sm$(CUDA_ARCH)/$(lesson))
+	@PROFILE_TOOL=ncu PROFILE_BUILD=build/cuda-sm$(CUDA_ARCH) sh common/profile.sh $(PROFILE_LESSONS)
+else
+	@$(MAKE) --no-print-directory $(PROFILE_JOBS) BACKEND=emu PROFILE=1 $(foreach lesson,$(PROFILE_LESSONS),build/emu-profile/$(lesson)) >/dev/null
+	@PROFILE_TOOL=emu PROFILE_BUILD=build/emu-profile sh common/profile.sh $(PROFILE_LESSONS)
+endif
+
 # ---- lab tools ----------------------------------------------------------------
 
 # make grade: build and check every exercise, one line each and a total, and
@@ -311,6 +333,10 @@ help:
 	@echo "                 and lesson09's model of its scaling"
 	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
 	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
+	@echo "  profile        every lesson at a small size, a table per kernel: global sectors per request"
+	@echo "                 (coalescing), bank conflicts, divergent branches, atomics, occupancy, named as"
+	@echo "                 Nsight Compute names them: ncu on a GPU, emucc --profile's exact counts without"
+	@echo "                 one; LESSON=NN for one lesson"
 	@echo "  grade          build and check every exercise: PASS / FAIL / not implemented / does not"
 	@echo "                 compile, a FAIL's bug finder line, a total and $(GRADE_CSV); GRADE_FROM=DIR"
 	@echo "                 grades a student's lessons/"
@@ -329,6 +355,8 @@ help:
 	  "NVCCFLAGS=$(NVCCFLAGS)" "" \
 	  "SANITIZE=1" "build with the emulator's --sanitize checks, into build/emu-sanitize" \
 	  "" "(make sanitize sets it itself)" \
+	  "PROFILE=1" "build with emucc --profile, into build/emu-profile (make profile sets it)" \
+	  "LESSON=NN" "make profile: that lesson only" \
 	  "GRADE_FROM=$(GRADE_FROM)" "make grade: the lessons/ folder whose exercises it checks" \
 	  "GRADE_STUDENT=..." "make grade: the student's name in the CSV (default: the folder" \
 	  "" "that holds GRADE_FROM)" \

@@ -8,7 +8,7 @@ setup() {
 
 SOURCE=lessons/05-reduction/reduction.cu
 # the GPU variants checked under the emulator (cub is skipped there)
-CHECKED_VARIANTS=7
+CHECKED_VARIANTS=8
 
 # Runs lesson05 with the arguments and asserts that every checked row PASSes.
 assert_every_variant_passes() {
@@ -41,9 +41,9 @@ assert_every_variant_passes() {
     assert_line --index 0 "lesson05: reduction: the sum of n floats"
     assert_line "problem  elements to sum = 5000; moves 20.0 kB, 5e+03 FLOP"
     assert_equal "$(sed -n 's/^\([a-z-]\+\) \+\(host\|kernel\|library\|skip:\) .*/\1/p' <<<"$output" | tr '\n' ' ')" \
-        "cpu device-copy naive interleaved sequential first-add last-warp optimized fixed-order cub "
+        "cpu device-copy naive interleaved strided sequential first-add last-warp optimized fixed-order cub "
     assert_line "cub         skip: CUB is not part of the CPU emulator"
-    assert_line "all 7 checks passed against the CPU reference: naive, interleaved, sequential, first-add, last-warp, optimized, fixed-order; skipped rows are no failure"
+    assert_line "all 8 checks passed against the CPU reference: naive, interleaved, strided, sequential, first-add, last-warp, optimized, fixed-order; skipped rows are no failure"
 }
 
 @test "a run with one check says so in the singular" {
@@ -58,7 +58,7 @@ assert_every_variant_passes() {
     # each tree variant's last pass is one block, which leaves 131 of the modelled H100's SMs idle
     run "$EMU_BUILD/lesson05" -n 64k --reps 1 --warmup 0
     assert_success
-    for kernel in interleaved sequential first_add last_warp; do
+    for kernel in interleaved strided sequential first_add last_warp; do
         assert_line --regexp "^warning: ${kernel/_/-}: reduce_$kernel launches 1 block of 256 threads on 132 SMs, so 131 SMs sit idle"
     done
     refute_line --regexp "^warning: [a-z-]+: kernel"

@@ -32,6 +32,10 @@
  *      array into a gap is told from one inside it. (Registration is a call, not a
  *      thread_local object: such objects bring guard variables that would sit between the
  *      array and its gap.)
+ *   6. With --profile (emucc --profile): the static __shared__ variables are registered as in 5,
+ *      and in the bodies of __global__ and __device__ functions the condition of each if and
+ *      while, `if (c)`, becomes `if (::cuda_emu::profile_branch(c))`, which notes which way each
+ *      thread went, for the count of divergent branches (runtime/profile.cpp).
  *
  * Comments, string literals, character literals and numbers (1'000'000) are copied untouched.
  * Line numbers are kept exactly: the output starts with `#line 1 "NAME_FOR_ERRORS"`, and every
@@ -483,11 +487,41 @@ static char *kernel_registration(size_t pos, int at_namespace_scope) {
     return text;
 }
 
+/* ---- Rewrite 6 (--profile): branch conditions in device code ---------------------------------- */
+
+/* src[pos] starts the word `if` or `while` (len letters) in a device function's body. When a
+ * condition in parentheses follows (not `if constexpr`), emits the keyword and the condition
+ * wrapped in profile_branch(...) and returns the position after the ')'; else returns pos. */
+static size_t wrap_branch(size_t pos, size_t len) {
+    size_t open = skip_space_and_comments(pos + len);
+    if (open >= src_len || src[open] != '(' || in_directive(pos)) return pos;
+    size_t close = open + 1;
+    int depth = 1;
+    while (close < src_len) {
+        size_t skipped = skip_literal(close);
+        if (skipped != close) { close = skipped; continue; }
+        if (src[close] == '(') depth++;
+        if (src[close] == ')' && --depth == 0) break;
+        close++;
+    }
+    if (close >= src_len) return pos;
+    emit(src + pos, open - pos);
+    emit_str("(::cuda_emu::profile_branch(");
+    emit(src + open + 1, close - open - 1);
+    emit_str("))");
+    return close + 1;
+}
+
 /* ---- Main scan -------------------------------------------------------------------------------- */
 int main(int argc, char **argv) {
-    int sanitize = argc == 5 && strcmp(argv[4], "--sanitize") == 0;
-    if (argc != 4 && !sanitize) {
-        fprintf(stderr, "usage: emu-rewrite INPUT.cu OUTPUT.cpp NAME_FOR_ERRORS [--sanitize]\n");
+    int sanitize = 0, profile = 0, bad_flag = 0;
+    for (int a = 4; a < argc; a++) {
+        if (strcmp(argv[a], "--sanitize") == 0) sanitize = 1;
+        else if (strcmp(argv[a], "--profile") == 0) profile = 1;
+        else bad_flag = 1;
+    }
+    if (argc < 4 || bad_flag) {
+        fprintf(stderr, "usage: emu-rewrite INPUT.cu OUTPUT.cpp NAME_FOR_ERRORS [--sanitize] [--profile]\n");
         return 2;
     }
     input_name = argv[3];
@@ -519,6 +553,9 @@ int main(int argc, char **argv) {
      * at the brace depth where __global__ stood. */
     char *pending_registration = NULL;
     int registration_depth = 0;
+    /* --profile: after __global__ or __device__, the next '{' (before a ';') opens a device
+     * function's body, which lasts while the depth stays above device_depth (-1: none). */
+    int device_pending = 0, device_depth = -1;
 
     size_t i = 0;
     while (i < src_len) {
@@ -534,7 +571,20 @@ int main(int argc, char **argv) {
             while (end < src_len && is_ident_char(src[end])) end++;
             size_t len = end - i;
             if (len == 9 && strncmp(src + i, "namespace", 9) == 0) next_brace_is_namespace = 1;
-            if (sanitize && len == 10 && strncmp(src + i, "__shared__", 10) == 0 &&
+            if (profile && device_depth >= 0 &&
+                ((len == 2 && strncmp(src + i, "if", 2) == 0) ||
+                 (len == 5 && strncmp(src + i, "while", 5) == 0))) {
+                size_t after = wrap_branch(i, len);
+                if (after != i) {
+                    i = after;
+                    continue;
+                }
+            }
+            if (profile && device_depth < 0 && !in_directive(i) &&
+                ((len == 10 && strncmp(src + i, "__global__", 10) == 0) ||
+                 (len == 10 && strncmp(src + i, "__device__", 10) == 0)))
+                device_pending = 1;
+            if ((sanitize || profile) && len == 10 && strncmp(src + i, "__shared__", 10) == 0 &&
                 brace_depth > 0 && !brace_is_namespace[brace_depth - 1]) {
                 i = register_static_shared(i);
                 continue;
@@ -565,13 +615,16 @@ int main(int argc, char **argv) {
             continue;
         }
         if (c == '{') {
+            if (device_pending) device_depth = brace_depth;
+            device_pending = 0;
             if (brace_depth < (int)sizeof brace_is_namespace)
                 brace_is_namespace[brace_depth] = (char)next_brace_is_namespace;
             brace_depth++;
             next_brace_is_namespace = 0;
         }
         if (c == '}' && brace_depth > 0) brace_depth--;
-        if (c == ';') next_brace_is_namespace = 0;
+        if (c == '}' && brace_depth == device_depth) device_depth = -1;
+        if (c == ';') next_brace_is_namespace = device_pending = 0;
         emit(&c, 1);
         i++;
         if (pending_registration && brace_depth == registration_depth && (c == ';' || c == '}')) {

@@ -15,8 +15,12 @@
  *   interleaved  a shared-memory tree per block; threads 0, 2, 4, ... work at
  *                step 1, 0, 4, 8, ... at step 2: every warp stays busy but
  *                most of its threads idle (divergence)
+ *   strided      the same tree, thread t working on element 2 * stride * t:
+ *                no divergence, but threads of a warp collide on the
+ *                banks of shared memory (bank conflicts)
  *   sequential   the same tree with the working threads packed together
- *                (sequential addressing): whole warps retire early
+ *                (sequential addressing): whole warps retire early, and
+ *                no conflicts
  *   first-add    each thread adds two elements while loading: half the blocks,
  *                and no thread idle on the first step
  *   last-warp    the last 64 partial sums by warp shuffles, without barriers
@@ -115,7 +119,33 @@ __global__ void reduce_interleaved(const float *x, float *block_sums, long long 
         block_sums[blockIdx.x] = partial[0];
 }
 
-/* 3. sequential: the same tree, folded the other way: the first half of the
+/* 3. strided: the interleaved tree without its divergence (Harris' second
+ * kernel). Thread t works on element 2 * stride * t, so the working threads
+ * are 0, 1, 2, ... at every step: whole warps work or idle together. The
+ * price moves to shared memory, 32 banks of 4-byte words (word w is in bank
+ * w % 32). At stride 1 thread t reads words 2t and 2t + 1: two threads of a
+ * warp on each bank it touches, a 2-way conflict that takes two passes
+ * (wavefronts) instead of one. At stride 2 it is 4-way, at stride 4 8-way;
+ * after that fewer threads work (2 * stride * t must stay below 256) and the
+ * conflicts stay 8-way or shrink. `make profile LESSON=05` counts them. */
+__global__ void reduce_strided(const float *x, float *block_sums, long long n)
+{
+    __shared__ float partial[TREE_THREADS];
+    unsigned int tid = threadIdx.x;
+    long long i = (long long)blockIdx.x * TREE_THREADS + tid;
+    partial[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (unsigned int stride = 1; stride < TREE_THREADS; stride *= 2) {
+        unsigned int index = 2 * stride * tid;
+        if (index < TREE_THREADS)
+            partial[index] += partial[index + stride];
+        __syncthreads();
+    }
+    if (tid == 0)
+        block_sums[blockIdx.x] = partial[0];
+}
+
+/* 4. sequential: the same tree, folded the other way: the first half of the
  * threads adds the second half onto itself, then the first quarter, ...
  *
  *   step 1:  0+128  1+129  ...  127+255   threads 0..127 add
@@ -123,9 +153,8 @@ __global__ void reduce_interleaved(const float *x, float *block_sums, long long 
  *
  * The working threads are contiguous, so whole warps either work or are done:
  * no divergence until fewer than 32 remain. Consecutive threads also read
- * consecutive words of shared memory, one per bank: no bank conflicts (the
- * interleaved tree's 2 * stride * tid addressing of Harris' second step would
- * put several threads of a warp on the same bank). */
+ * consecutive words of shared memory, one per bank: no bank conflicts, where
+ * strided's 2 * stride * tid put several threads of a warp on one bank. */
 __global__ void reduce_sequential(const float *x, float *block_sums, long long n)
 {
     __shared__ float partial[TREE_THREADS];
@@ -142,7 +171,7 @@ __global__ void reduce_sequential(const float *x, float *block_sums, long long n
         block_sums[blockIdx.x] = partial[0];
 }
 
-/* 4. first-add: half the threads of sequential idle on its first step. Here
+/* 5. first-add: half the threads of sequential idle on its first step. Here
  * each thread loads two elements, a block apart, and adds them on the way in:
  * a block covers 2 x TREE_THREADS elements, half as many blocks are needed,
  * and every thread does useful work from the start. */
@@ -181,7 +210,7 @@ __device__ T warp_sum(T value)
     return value;
 }
 
-/* 5. last-warp: first-add's tree until 64 partial sums are left, then one
+/* 6. last-warp: first-add's tree until 64 partial sums are left, then one
  * warp adds the last 64 with shuffles: the last five steps of the tree need
  * no barrier and no shared memory, and only one warp runs them. */
 __global__ void reduce_last_warp(const float *x, float *block_sums, long long n)
@@ -247,7 +276,7 @@ __device__ float grid_stride_sum(const float *__restrict__ x, long long n)
     return sum;
 }
 
-/* 6. optimized: one pass over HBM, every load 16 bytes wide, the tree in
+/* 7. optimized: one pass over HBM, every load 16 bytes wide, the tree in
  * registers, and one atomicAdd per block (a few hundred in all, against n
  * for naive) instead of a second pass: no second launch. *sum must be 0
  * before the launch. The atomics land in whatever order the blocks finish,
@@ -259,7 +288,7 @@ __global__ void reduce_optimized(const float *__restrict__ x, float *sum, long l
         atomicAdd(sum, total);
 }
 
-/* 7. fixed-order: optimized's pass writing each block's sum to its own place;
+/* 8. fixed-order: optimized's pass writing each block's sum to its own place;
  * the same kernel run again as one block over those partial sums gives the
  * total. Every addition happens in an order fixed by the grid alone. */
 __global__ void reduce_to_block_sums(const float *__restrict__ x, float *block_sums, long long n)
@@ -298,13 +327,14 @@ static void run_naive(const wb_data *data)
 /* The tree kernels, each launched under its own name below rather than
  * through a function pointer: the launch warnings under the table then name
  * the kernel (the CPU emulator knows a kernel by what is written before <<<). */
-typedef enum { INTERLEAVED, SEQUENTIAL, FIRST_ADD, LAST_WARP } tree_kernel;
+typedef enum { INTERLEAVED, STRIDED, SEQUENTIAL, FIRST_ADD, LAST_WARP } tree_kernel;
 
 static void launch_tree_pass(tree_kernel kernel, unsigned int blocks, const float *in, float *out,
                              long long count)
 {
     switch (kernel) {
     case INTERLEAVED: reduce_interleaved<<<blocks, TREE_THREADS>>>(in, out, count); break;
+    case STRIDED: reduce_strided<<<blocks, TREE_THREADS>>>(in, out, count); break;
     case SEQUENTIAL: reduce_sequential<<<blocks, TREE_THREADS>>>(in, out, count); break;
     case FIRST_ADD: reduce_first_add<<<blocks, TREE_THREADS>>>(in, out, count); break;
     case LAST_WARP: reduce_last_warp<<<blocks, TREE_THREADS>>>(in, out, count); break;
@@ -335,6 +365,11 @@ static void reduce_in_passes(const wb_data *data, tree_kernel kernel, int elemen
 static void run_interleaved(const wb_data *data)
 {
     reduce_in_passes(data, INTERLEAVED, TREE_THREADS);
+}
+
+static void run_strided(const wb_data *data)
+{
+    reduce_in_passes(data, STRIDED, TREE_THREADS);
 }
 
 static void run_sequential(const wb_data *data)
@@ -552,6 +587,9 @@ static const wb_variant variants[] = {
      .tolerance = SUM_ORDER("one chain of n additions", widen_naive)},
     {.name = "interleaved", .description = "shared-memory tree per block, divergent (tid % 2s)",
      .scope = WB_KERNEL, .run = run_interleaved,
+     .tolerance = SUM_ORDER("a tree of 256 per pass", widen_one_block_tree)},
+    {.name = "strided", .description = "the tree without divergence, bank conflicts (2s * tid)",
+     .scope = WB_KERNEL, .run = run_strided,
      .tolerance = SUM_ORDER("a tree of 256 per pass", widen_one_block_tree)},
     {.name = "sequential", .description = "the tree with contiguous working threads",
      .scope = WB_KERNEL, .run = run_sequential,

@@ -105,8 +105,10 @@ cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int l
     std::lock_guard<std::mutex> lock(allocations_mutex);
     allocations[(const char*)memory] = Allocation{size, kind, guard, pool};
     // --sanitize: device memory is tracked for reads of bytes nobody wrote (managed memory is
-    // written by host code the checks do not see, so it is left out)
-    if (sanitize_enabled && kind == Kind::device) sanitize_track(memory, size, file, line);
+    // written by host code the checks do not see, so it is left out). --profile: all memory a
+    // kernel may reach is global memory, whose sectors it counts.
+    bool watch_writes = sanitize_enabled && kind == Kind::device;
+    if (watch_writes || profile_enabled) sanitize_track(memory, size, file, line, watch_writes);
     *ptr = memory;
     return cudaSuccess;
 }
@@ -128,7 +130,7 @@ cudaError_t release(void* ptr, bool host_kind, cudaError_t not_allocated, cudaSt
         found = it->second;
         allocations.erase(it);
     }
-    if (sanitize_enabled) sanitize_untrack(ptr);
+    if (sanitize_enabled || profile_enabled) sanitize_untrack(ptr);
     if (settings().poison) memset(ptr, 0xff, found.size);  // reads after free show as NaN
     if (found.pool)
         pool_give_back(found.pool, ptr, stream, work);

@@ -24,6 +24,8 @@
 //                    kernel, registers per thread (default 32) and local memory per thread
 //                    (default 0), and what the occupancy model assumes: without a GPU compiler
 //                    the emulator cannot know them, so these ask "what if a kernel used this many?"
+//   CUDA_EMU_PROFILE_CSV=FILE, CUDA_EMU_PROFILE_LINES=1  (a program built with emucc --profile)
+//                    its figures as CSV too; its tables per source line too
 // Crashes inside a kernel (bad pointer, stack overflow, division by zero) are reported with the
 // kernel, block and thread. Every report starts with "cuda-emu: " and the program exits with 1;
 // a CUDA_EMU_* value that is not understood is a usage error, reported in one line with exit 2.
@@ -63,7 +65,7 @@ namespace {
 const char* const known_settings[] = {"CUDA_EMU_ORDER",     "CUDA_EMU_GUARD",    "CUDA_EMU_POISON",
                                       "CUDA_EMU_TIMEOUT",   "CUDA_EMU_WORKERS",  "CUDA_EMU_DEVICE",
                                       "CUDA_EMU_STACK_KB",  "CUDA_EMU_REGISTERS", "CUDA_EMU_LOCAL_BYTES",
-                                      "CUDA_EMU_CACHE"};
+                                      "CUDA_EMU_CACHE",     "CUDA_EMU_PROFILE_CSV", "CUDA_EMU_PROFILE_LINES"};
 
 // A misspelt setting (CUDA_EMU_GAURD=1) would otherwise be ignored without a word.
 void refuse_unknown_settings() {
@@ -76,8 +78,8 @@ void refuse_unknown_settings() {
         if (!known) {
             report("%.*s is not a setting of the emulator; the settings are CUDA_EMU_ORDER, "
                    "CUDA_EMU_GUARD, CUDA_EMU_POISON, CUDA_EMU_TIMEOUT, CUDA_EMU_WORKERS, "
-                   "CUDA_EMU_DEVICE, CUDA_EMU_STACK_KB, CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES "
-                   "(emucc --help)",
+                   "CUDA_EMU_DEVICE, CUDA_EMU_STACK_KB, CUDA_EMU_REGISTERS, CUDA_EMU_LOCAL_BYTES, "
+                   "CUDA_EMU_PROFILE_CSV and CUDA_EMU_PROFILE_LINES (emucc --help)",
                    (int)(length < 40 ? length : 40), *variable);
             fflush(stdout);
             _exit(2);
@@ -134,6 +136,7 @@ Settings read_settings() {
     // A GPU thread has at most 255 registers and 512 KiB of local memory.
     s.registers_per_thread = (int)read_number("CUDA_EMU_REGISTERS", 1, 255, 32);
     s.local_bytes_per_thread = (size_t)read_number("CUDA_EMU_LOCAL_BYTES", 0, 512 * 1024, 0);
+    s.profile_lines = read_number("CUDA_EMU_PROFILE_LINES", 0, 1, 0) != 0;
     return s;
 }
 

@@ -10,6 +10,7 @@
 //   models.cpp     the GPUs the device can be (CUDA_EMU_DEVICE) and their occupancy arithmetic
 //   debug.cpp      settings from CUDA_EMU_* variables, bug reports, guard pages, watchdog
 //   sanitize.cpp   emucc --sanitize: the checks of every shared-memory access
+//   profile.cpp    emucc --profile: memory requests, sectors, bank conflicts, divergence, atomics
 // and switch.S, the few instructions that switch from one fiber (emulated GPU thread) to another.
 #pragma once
 
@@ -54,6 +55,7 @@ struct Settings {
     int registers_per_thread = 32;      // what cudaFuncGetAttributes reports, and occupancy assumes
     size_t local_bytes_per_thread = 0;  // what cudaFuncGetAttributes reports as local memory
     const DeviceModel* device = nullptr;  // the GPU modelled
+    bool profile_lines = false;         // --profile's tables per source line too
 };
 const Settings& settings();
 
@@ -153,6 +155,7 @@ struct SanitizeState {
 };
 extern __thread SanitizeState sanitize_state;
 extern bool sanitize_enabled;  // set when the program was compiled with emucc --sanitize
+extern bool profile_enabled;   // set when the program was compiled with emucc --profile
 // Bytes after the dynamic shared-memory buffer in which an access is reported as out of bounds.
 constexpr size_t sanitize_red_zone = 4096;
 void sanitize_block_start(char* dynamic_base, size_t dynamic_bytes);
@@ -163,10 +166,27 @@ void sanitize_mark_atomic(void* address, size_t size);
 void sanitize_tile_barrier(unsigned first_warp, unsigned count);
 // Device allocations, for reads of global memory nobody wrote: tracked from cudaMalloc to
 // cudaFree; copies and memsets into them count as writes.
-void sanitize_track(const void* start, size_t size, const char* file, int line);
+// watch_writes: also keep which bytes were written (--sanitize); --profile only needs the extent.
+void sanitize_track(const void* start, size_t size, const char* file, int line, bool watch_writes);
 void sanitize_untrack(const void* start);
 void sanitize_mark_written(const void* start, size_t size);
 // "file:line" of a code address, from the program's debug information (addr2line).
 void code_line(const void* pc, bool is_return_address, char* text, size_t size);
+// Where an address a kernel touches lies, by the same bookkeeping: shared memory (a registered
+// static __shared__ variable or the dynamic buffer), a device allocation (global memory; *base:
+// where the allocation starts, as the GPU aligns sectors to it), or neither (the thread's stack,
+// the program's own variables), which the profile does not count.
+enum class Space { none, shared, global };
+Space memory_space(const void* address, const char** base);
+
+// ---- emucc --profile (profile.cpp) --------------------------------------------------------------
+// sanitize.cpp hands it each load and store of a running block (instrumented as for --sanitize),
+// the scheduler each launch and each block's start and end.
+void profile_access(const void* address, size_t size, bool writes, const void* pc);
+void profile_launch(const LaunchConfig& config, const char* kernel_name);
+void profile_block_start();
+void profile_block_end(const char* kernel_name);
+// Called once at startup by enable_checks; per_line: emucc --lines.
+void start_profile(bool per_line);
 
 }  // namespace cuda_emu

@@ -9,7 +9,8 @@
 // links without ThreadSanitizer's own runtime. The functions it calls are defined here instead:
 // each one tells in two comparisons whether the address is in the running block's shared
 // memory, and only then consults the shadow state below. Programs built without --sanitize
-// never call them.
+// never call them. emucc --profile compiles with the same instrumentation: then each access in
+// a block goes to runtime/profile.cpp as well (or instead, without --sanitize).
 //
 // Shared memory in the emulator: static __shared__ arrays are thread_local variables of the
 // program (its TLS segment, one copy per worker thread, reused block after block), dynamic
@@ -38,6 +39,17 @@ namespace cuda_emu {
 
 __thread SanitizeState sanitize_state;
 bool sanitize_enabled = false;
+bool profile_enabled = false;
+
+// Called at startup by the programs' own code (cuda_emu/device.h), which knows how emucc built it.
+// profile: 0 no, 1 the tables per kernel, 2 per source line too (emucc --profile --lines).
+void enable_checks(bool sanitize, int profile) {
+    sanitize_enabled = sanitize_enabled || sanitize;
+    if (profile) {
+        profile_enabled = true;
+        start_profile(profile > 1);
+    }
+}
 
 namespace {
 
@@ -68,13 +80,14 @@ struct Region {
     std::vector<Word> shadow;
 };
 
-// Device allocations (cudaMalloc), with one byte per byte that says whether anything wrote it.
+// Device allocations (cudaMalloc), with one byte per byte that says whether anything wrote it
+// (--sanitize; empty when only --profile, which needs to know where they lie, tracks them).
 // Changed only by the host thread between launches (launches are synchronous here), read by the
 // workers while a kernel runs.
 struct Tracked {
     const char* start;
     size_t size;
-    std::vector<unsigned char> written;
+    std::vector<unsigned char> written;  // empty: not watched for reads of unwritten bytes
     const char* file;
     int line;
 };
@@ -127,7 +140,7 @@ int find_tls(struct dl_phdr_info* info, size_t, void* data) {
 void learn_regions() {
     regions_known = true;
     dl_iterate_phdr(find_tls, &static_region);
-    static_region.shadow.assign(static_region.size / word_bytes + 1, Word{});
+    if (sanitize_enabled) static_region.shadow.assign(static_region.size / word_bytes + 1, Word{});
     emulator_variables[0] = reinterpret_cast<char*>(&threadIdx);
     emulator_variables[1] = reinterpret_cast<char*>(&blockIdx);
     emulator_variables[2] = reinterpret_cast<char*>(&blockDim);
@@ -302,7 +315,7 @@ void race(const Access& earlier, bool earlier_writes, const Access& now, bool no
 
 void check_global(const char* a, size_t size, bool writes, const void* pc) {
     Tracked* t = tracked_at(a);
-    if (!t) return;
+    if (!t || t->written.empty()) return;
     size_t first = (size_t)(a - t->start);
     size_t end = std::min(first + size, t->size);
     if (writes) {
@@ -373,6 +386,10 @@ void check_word(Word& word, bool writes, const void* pc, uint8_t bytes) {
 
 inline void check(const void* address, size_t size, bool writes, const void* pc) {
     if (!sanitize_state.in_block) return;
+    if (profile_enabled) {
+        profile_access(address, size, writes, pc);
+        if (!sanitize_enabled) return;
+    }
     const char* a = static_cast<const char*>(address);
     if (!regions_known) learn_regions();
     Region* region = nullptr;
@@ -408,9 +425,26 @@ inline void check(const void* address, size_t size, bool writes, const void* pc)
 
 }  // namespace
 
-void sanitize_track(const void* start, size_t size, const char* file, int line) {
+void sanitize_track(const void* start, size_t size, const char* file, int line, bool watch_writes) {
     tracked.push_back(Tracked{static_cast<const char*>(start), size,
-                              std::vector<unsigned char>(size, 0), file, line});
+                              std::vector<unsigned char>(watch_writes ? size : 0, 0), file, line});
+}
+
+Space memory_space(const void* address, const char** base) {
+    const char* a = static_cast<const char*>(address);
+    if (!regions_known) learn_regions();
+    if (a >= static_region.start && a < static_region.start + static_region.size) {
+        if (is_emulator_variable(a)) return Space::none;
+        const Extent* extent = extent_at(a);
+        return extent && extent->name ? Space::shared : Space::none;
+    }
+    if (a >= dynamic_region.start && a < dynamic_region.start + dynamic_region.size)
+        return Space::shared;
+    if (const Tracked* t = tracked_at(a)) {
+        *base = t->start;
+        return Space::global;
+    }
+    return Space::none;
 }
 
 void sanitize_untrack(const void* start) {
@@ -424,7 +458,7 @@ void sanitize_untrack(const void* start) {
 void sanitize_mark_written(const void* start, size_t size) {
     const char* a = static_cast<const char*>(start);
     Tracked* t = tracked_at(a);
-    if (!t) return;
+    if (!t || t->written.empty()) return;
     size_t first = (size_t)(a - t->start);
     memset(t->written.data() + first, 1, std::min(size, t->size - first));
 }
@@ -465,7 +499,7 @@ void sanitize_block_start(char* dynamic_base, size_t dynamic_bytes) {
     if (dynamic_region.start != dynamic_base || dynamic_region.size != dynamic_bytes) {
         dynamic_region.start = dynamic_base;
         dynamic_region.size = dynamic_bytes;
-        dynamic_region.shadow.assign(dynamic_bytes / word_bytes + 1, Word{});
+        if (sanitize_enabled) dynamic_region.shadow.assign(dynamic_bytes / word_bytes + 1, Word{});
     }
 }
 
@@ -476,7 +510,7 @@ using cuda_emu::check;
 #define PC __builtin_return_address(0)
 
 extern "C" {
-void __tsan_init() { cuda_emu::sanitize_enabled = true; }
+void __tsan_init() {}  // the program's code says what it was built for (enable_checks)
 void __tsan_func_entry(void*) {}
 void __tsan_func_exit() {}
 void __tsan_ignore_thread_begin() {}
@@ -587,7 +621,7 @@ namespace cuda_emu {
 // An atomic on shared memory counts as a write for the never-written check, and races with
 // nothing: it is recorded as a write by no thread in particular.
 void sanitize_mark_atomic(void* address, size_t size) {
-    if (!sanitize_state.in_block) return;
+    if (!sanitize_state.in_block || !sanitize_enabled) return;
     char* a = static_cast<char*>(address);
     if (!regions_known) learn_regions();
     Region* region = nullptr;

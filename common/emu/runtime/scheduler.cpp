@@ -735,11 +735,13 @@ void run_block(Worker* w, const Grid& grid, uint64_t linear) {
     }  // forward and reverse keep the order setup_block_shape wrote
     if (settings().poison && grid.config.shared_bytes)
         std::memset(dynamic_shared_base, 0xff, grid.config.shared_bytes);
-    sanitize_state.in_block = sanitize_enabled;
-    if (sanitize_enabled) sanitize_block_start(dynamic_shared_base, grid.config.shared_bytes);
+    sanitize_state.in_block = sanitize_enabled || profile_enabled;
+    if (sanitize_state.in_block) sanitize_block_start(dynamic_shared_base, grid.config.shared_bytes);
+    if (profile_enabled) profile_block_start();
     // After an assert, no thread lives on any stack the block made.
     if (!run_threads_to_end(b)) b->free_stacks = b->all_stacks;
     if (sanitize_state.in_block) sanitize_block_end();
+    if (profile_enabled) profile_block_end(b->kernel);
     sanitize_state.in_block = false;
     note_progress();
 }
@@ -893,6 +895,7 @@ cudaError_t run_grid(const LaunchConfig& config, const char* kernel_name, void (
         return error;
     }
     if (launch_observer) launch_observer(config, kernel_name);
+    if (profile_enabled) profile_launch(config, kernel_name);
     note_stream_work(config.stream);
     Grid grid;
     grid.config = config;

@@ -186,13 +186,41 @@ inline long long clock64() {
     return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
+// ---- emucc --sanitize and --profile ----------------------------------------------------------
+// The program tells the runtime at startup what emucc built it for (the instrumentation of every
+// load and store is the same for both; runtime/sanitize.cpp).
+namespace cuda_emu {
+void enable_checks(bool sanitize, int profile);  // profile 2: per source line too
+#if defined(CUDA_EMU_SANITIZE) || defined(CUDA_EMU_PROFILE)
+#ifndef CUDA_EMU_SANITIZE
+#define CUDA_EMU_SANITIZE 0
+#endif
+#ifndef CUDA_EMU_PROFILE
+#define CUDA_EMU_PROFILE 0
+#endif
+inline const bool checks_enabled = (enable_checks(CUDA_EMU_SANITIZE, CUDA_EMU_PROFILE), true);
+#endif
+// --profile: emucc's rewriter wraps the condition of each if and while in device code in
+// profile_branch(...), which notes which way the calling thread went (runtime/profile.cpp);
+// each atomic notes its address. Not inlined: the return address names the branch or atomic.
+__attribute__((noinline)) bool profile_branch(bool taken);
+__attribute__((noinline)) void profile_atomic(const volatile void* address);
+}  // namespace cuda_emu
+#if CUDA_EMU_PROFILE
+#define CUDA_EMU_COUNT_ATOMIC(address) ::cuda_emu::profile_atomic(address)
+#else
+#define CUDA_EMU_COUNT_ATOMIC(address) ((void)0)
+#endif
+
 // ---- Atomics ----------------------------------------------------------------------------------
 // Integer add/sub/and/or/xor/exch map to single CPU instructions; the rest (float add, min, max,
 // inc, dec) are compare-and-swap loops, which is also how a GPU without a native instruction
-// does them.
+// does them. Each atomic operation counts once (CUDA_EMU_COUNT_ATOMIC), however often its loop
+// tries.
 namespace cuda_emu {
 template <class T, class F>
 inline T atomic_update(T* address, F update) {
+    CUDA_EMU_COUNT_ATOMIC(address);
     T old = __atomic_load_n(address, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(address, &old, update(old), false, __ATOMIC_SEQ_CST,
                                         __ATOMIC_RELAXED)) {
@@ -202,6 +230,7 @@ inline T atomic_update(T* address, F update) {
 template <class T, class Bits, class F>
 inline T atomic_update_bits(T* address, F update) {  // for float and double
     static_assert(sizeof(T) == sizeof(Bits), "bit pattern size");
+    CUDA_EMU_COUNT_ATOMIC(address);
     Bits* raw = reinterpret_cast<Bits*>(address);
     Bits old_bits = __atomic_load_n(raw, __ATOMIC_RELAXED);
     for (;;) {
@@ -217,13 +246,19 @@ inline T atomic_update_bits(T* address, F update) {  // for float and double
 }
 }  // namespace cuda_emu
 
+// One atomic that is a single CPU instruction: BUILTIN(a, v, order).
+#define CUDA_EMU_FETCH_ATOMIC(T, name, builtin)                                                    \
+    inline T name(T* a, T v) {                                                                   \
+        CUDA_EMU_COUNT_ATOMIC(a);                                                                \
+        return builtin(a, v, __ATOMIC_SEQ_CST);                                                  \
+    }
 #define CUDA_EMU_INT_ATOMICS(T)                                                                    \
-    inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }        \
-    inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }        \
-    inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }        \
-    inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }          \
-    inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }        \
-    inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }      \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicAdd, __atomic_fetch_add)                                      \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicSub, __atomic_fetch_sub)                                      \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicAnd, __atomic_fetch_and)                                      \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicOr, __atomic_fetch_or)                                        \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicXor, __atomic_fetch_xor)                                      \
+    CUDA_EMU_FETCH_ATOMIC(T, atomicExch, __atomic_exchange_n)                                    \
     inline T atomicMin(T* a, T v) {                                                              \
         return cuda_emu::atomic_update(a, [v](T old) { return old < v ? old : v; });             \
     }                                                                                            \
@@ -231,6 +266,7 @@ inline T atomic_update_bits(T* address, F update) {  // for float and double
         return cuda_emu::atomic_update(a, [v](T old) { return old > v ? old : v; });             \
     }                                                                                            \
     inline T atomicCAS(T* a, T compare, T v) {                                                   \
+        CUDA_EMU_COUNT_ATOMIC(a);                                                                \
         __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
         return compare;                                                                          \
     }
@@ -239,8 +275,10 @@ CUDA_EMU_INT_ATOMICS(unsigned int)
 CUDA_EMU_INT_ATOMICS(long long)
 CUDA_EMU_INT_ATOMICS(unsigned long long)
 #undef CUDA_EMU_INT_ATOMICS
+#undef CUDA_EMU_FETCH_ATOMIC
 
 inline unsigned short atomicCAS(unsigned short* a, unsigned short compare, unsigned short v) {
+    CUDA_EMU_COUNT_ATOMIC(a);
     __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return compare;
 }
