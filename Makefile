@@ -138,7 +138,7 @@ SOLUTIONS := $(foreach dir,$(EXERCISE_DIRS),solution$(call lesson_number,$(dir))
 
 COMMON_OBJECT := $(BUILD)/common/workbook.o
 
-.PHONY: all help test test-programs nvcc-check bench plots doctor grade clean sanitize profile \
+.PHONY: all help test test-programs nvcc-check bench plots doctor grade clean sanitize profile gpu-report \
         $(LESSONS) $(EXERCISES) $(SOLUTIONS) check-compiler
 
 all: $(BUILDABLE_LESSONS)
@@ -328,9 +328,14 @@ help:
 	@echo "  test           build everything and run the Bats test suite in tests/"
 	@echo "  bench          run every lesson over its lesson.conf sweep; append to plots/results/<device>.csv;"
 	@echo "                 then the emulator's own benchmark (context switch, 16M reduction)"
-	@echo "  plots          check plots/reference/*.csv and plots/results/*.csv, draw charts into plots/out/,"
+	@echo "  plots          check plots/reference/*.csv, plots/reference/<gpu>/<gpu>.csv (make gpu-report's)"
+	@echo "                 and plots/results/*.csv, draw charts into plots/out/,"
 	@echo "                 heat maps of the fields lesson03 --output wrote under plots/results/"
 	@echo "                 and lesson09's model of its scaling"
+	@echo "  gpu-report     the whole course on this machine in one run: build, tests, sanitizers, bench,"
+	@echo "                 each lesson's targets judged, ncu metrics, charts; one folder to send back,"
+	@echo "                 plots/reference/<gpu>/summary.md (without a GPU: plots/results/cpu-emulation/);"
+	@echo "                 GPU_REPORT_QUICK=1: build, tests, sanitizers and targets only"
 	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
 	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
 	@echo "  profile        every lesson at a small size, a table per kernel: global sectors per request"
@@ -357,6 +362,7 @@ help:
 	  "" "(make sanitize sets it itself)" \
 	  "PROFILE=1" "build with emucc --profile, into build/emu-profile (make profile sets it)" \
 	  "LESSON=NN" "make profile: that lesson only" \
+	  "GPU_REPORT_QUICK=1" "make gpu-report: build, tests, sanitizers and targets only" \
 	  "GRADE_FROM=$(GRADE_FROM)" "make grade: the lessons/ folder whose exercises it checks" \
 	  "GRADE_STUDENT=..." "make grade: the student's name in the CSV (default: the folder" \
 	  "" "that holds GRADE_FROM)" \
@@ -376,15 +382,24 @@ bench: all
 	$(EMUCC) -O2 -o build/emu-bench common/emu/bench.cu
 	./build/emu-bench
 
+# make gpu-report: build, tests, sanitizers, bench, each lesson.conf's TARGET
+# judged, ncu's metrics and the charts, into plots/reference/<gpu-slug>/ on a
+# GPU, plots/results/cpu-emulation/ without one (common/gpu-report.sh).
+gpu-report:
+	@BACKEND=$(BACKEND) CUDA_ARCH=$(CUDA_ARCH) GPU_COUNT=$(GPU_COUNT) NVCC="$(NVCC)" MAKE="$(MAKE)" \
+	  LESSONS="$(BUILDABLE_LESSONS)" bash common/gpu-report.sh
+
 # make plots: charts from the committed reference results (plots/reference/)
 # and this machine's (plots/results/, from make bench) into plots/out/.
 # Also heat maps of every folder of fields under plots/results/ (as
 # ./lesson03 --output plots/results/NAME writes them) into plots/out/NAME.png,
 # and lesson 09's model of multi-GPU scaling, which needs no results.
+# make gpu-report's folders of reference GPUs: plots/reference/<gpu>/<gpu>.csv
+REFERENCE_REPORTS = $(foreach dir,$(wildcard plots/reference/*/),$(wildcard $(dir)$(notdir $(dir:/=)).csv))
 FIELD_DIRS = $(patsubst %/final.dat,%,$(wildcard plots/results/*/final.dat))
 PNG_FORMAT = $(shell gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo && echo pngcairo || echo png)
 plots:
-	sh plots/plot.sh plots/out $(or $(wildcard plots/reference/*.csv plots/results/*.csv),plots/results/*.csv)
+	sh plots/plot.sh plots/out $(or $(wildcard plots/reference/*.csv $(REFERENCE_REPORTS) plots/results/*.csv),plots/results/*.csv)
 	@gnuplot -e "format='$(PNG_FORMAT)'; outfile='plots/out/lesson09-model.png'" plots/terminal.gp \
 	  plots/multi-gpu-model.gp && echo "drew plots/out/lesson09-model.png (lesson 09's model, not a measurement)"
 	@for fields in $(FIELD_DIRS); do \

@@ -654,10 +654,14 @@ static int usable_device(wb_device *device, const char *make_target)
     int current = 0;
     CUDA_CHECK(cudaGetDevice(&current));
     CUDA_CHECK(cudaGetDeviceProperties(&device->prop, current));
+#ifndef CUDA_EMULATION
+    /* (The emulator runs every kernel it was built with: nothing to probe, and
+     * the probe would be a kernel of the lesson in emucc --profile's tables.) */
     wb_probe_kernel<<<1, 1>>>();
     status = cudaGetLastError();
     if (status == cudaSuccess)
         status = cudaDeviceSynchronize();
+#endif
     int capability = 10 * device->prop.major + device->prop.minor;
     if (capability < OLDEST_CUDA13_CAPABILITY) {
         snprintf(why, room, "this GPU has compute capability %d.%d, older than CUDA 13 supports "
@@ -1364,6 +1368,7 @@ double wb_measured_ms(const char *variant, int scope)
  * --csv; the first one under the table after a blank line. */
 static struct {
     int to_stderr, printed;
+    const char *lesson_name; /* the CSV rows' lesson column, without the part */
 } notes;
 
 void wb_note(const char *format, ...)
@@ -1379,6 +1384,15 @@ void wb_note(const char *format, ...)
     va_end(arguments);
     fprintf(out, "\n");
     fflush(out);
+}
+
+void wb_figure(const char *name, double value, const char *unit)
+{
+    if (!speaks() || !notes.to_stderr)
+        return;
+    fprintf(stderr, "figure,%s%s%s,%s,%.6g,%s\n", notes.lesson_name, csv_part ? "-" : "",
+            csv_part ? csv_part : "", name, value, unit);
+    fflush(stderr);
 }
 
 static void report(wb_run *run, const char *variant, int scope, const wb_timing *timing,
@@ -2280,6 +2294,7 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
     run.lesson = lesson;
     run.options = parse_options(lesson, argc, argv);
     notes.to_stderr = run.options.csv;
+    notes.lesson_name = lesson->name;
     if (lesson->input_shape) {
         options_being_read = &run.options;
         lesson->input_shape(&run.options.shape);

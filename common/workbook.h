@@ -312,6 +312,13 @@ double wb_measured_ms(const char *variant, int scope);
  * stderr with --csv, so that the CSV stays one table. */
 void wb_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
+/* A figure a lesson derives from its rows and a target is judged by (the
+ * ideal time of a pipeline): with --csv, one line on stderr,
+ *     figure,<the rows' lesson column>,<name>,<value>,<unit>
+ * which make gpu-report reads beside the rows; without --csv nothing, the
+ * lesson's wb_note says it in words. */
+void wb_figure(const char *name, double value, const char *unit);
+
 /* A bad input that the lesson finds itself (a field too small for the
  * processes, a file that cannot be read): one line on stderr, "lessonNN:
  * <what is wrong> (see --help)", and exit status 2 (in a team: said once, by

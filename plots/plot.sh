@@ -137,9 +137,10 @@ best="$tables/best.tsv"
 : > "$best"
 for results in "$@"; do
     machine=$(basename "$results" .csv)
-    # the committed reference results keep their own chart names, apart from
-    # results measured here on a machine of the same kind
-    [ "$(basename "$(dirname "$results")")" = reference ] && machine="reference-$machine"
+    # the committed reference results (plots/reference/, and make gpu-report's
+    # plots/reference/<gpu>/) keep their own chart names, apart from results
+    # measured here on a machine of the same kind
+    case /$(dirname "$results")/ in */reference/*) machine="reference-$machine" ;; esac
     echo "$results:"
     awk -v tables="$tables/$machine" -v machine="$machine" -v best="$best" \
         -f "$plot_dir/tables.awk" "$results" > "$tables/$machine.lessons" || exit 1

@@ -26,14 +26,16 @@ peak_title = peak_name . sprintf(' (%.0f %s)', peak_line, quantity)
 set logscale xy
 set format x '%.0s%c'
 set key outside right top box title 'variant, time covers'
-palette = '#000000 #1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b'
+palette = '#000000 #1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #e377c2 #17becf'
+# a lesson with more variants than colours (lesson 05 has nine) starts over
+colour(i) = word(palette, 1 + (int(word(series_colors, i)) - 1) % words(palette))
 
 # the peak line below the top border, not on it
 if (peak_line > 0) set yrange [*:peak_line * 2]
 
 plot for [i = 1 : series_count] datafile index (i - 1) using 1:2 \
          with linespoints linewidth 2 pointsize 1.5 \
-         linecolor rgb word(palette, int(word(series_colors, i))) \
+         linecolor rgb colour(i) \
          dashtype int(word(series_dashes, i)) \
          title columnheader(1), \
      (peak_line > 0 ? peak_line : NaN) with lines linewidth 2 dashtype 3 \

@@ -196,6 +196,22 @@ assert_timeline_lanes() {
     fi
 }
 
+@test "lesson07 --part overlap --csv gives the ideal time as a figure line on stderr, the table none" {
+    use_gpu_build
+    run --separate-stderr "$BUILD/lesson07" --part overlap -n 5000 --chunks 3 --reps 1 --warmup 0 --csv
+    assert_success
+    refute_line --regexp "^figure"
+    # the figure is the note's ideal, the busiest engine alone
+    figure=$(printf '%s\n' "$stderr" | grep '^figure,')
+    [[ "$figure" =~ ^figure,lesson07-overlap,ideal_ms,[0-9.e+-]+,ms$ ]] || fail "figure line: $figure"
+    ideal=$(printf '%s\n' "$stderr" | sed -n 's/.* of the ideal \([0-9.e+-]*\) ms:.*/\1/p')
+    [ "$(printf '%.4g' "$(echo "$figure" | cut -d , -f 4)")" = "$ideal" ] ||
+        fail "figure $figure, the note's ideal $ideal"
+    # without --csv the note alone says it
+    run "$BUILD/lesson07" --part overlap -n 5000 --chunks 3 --reps 1 --warmup 0
+    refute_output --partial "figure,"
+}
+
 @test "lesson07 --part overlap counts the chunks there are: 3 elements in --chunks 7 make 3" {
     use_gpu_build
     run --separate-stderr "$BUILD/lesson07" --part overlap -n 3 --chunks 7 --reps 1 --warmup 0 --csv

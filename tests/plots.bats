@@ -281,3 +281,35 @@ EXPECTED
     assert_success
     is_png "$out/model.png"
 }
+
+@test "a lesson with more variants than the sweep's palette has colours is drawn, colours starting over" {
+    needs_gnuplot
+    # lesson01's naive kernel rows renamed eleven times: twelve variants with cpu
+    { head -n 1 "$fixtures/test-gpu-a.csv"
+      grep '^lesson01,cpu,' "$fixtures/test-gpu-a.csv"
+      for copy in 1 2 3 4 5 6 7 8 9 10 11; do
+          grep '^lesson01,naive,kernel,' "$fixtures/test-gpu-a.csv" | sed "s/,naive,/,kernel$copy,/"
+      done; } > "$BATS_TEST_TMPDIR/many.csv"
+    run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/many.csv"
+    assert_success
+    grep -q '>kernel11 kernel<' "$out/many-lesson01-sweep.svg"
+    # the first and the tenth kernel share a colour: the palette has nine, cpu has the first
+    colour() { grep -A 4 ">$1 kernel<" "$out/many-lesson01-sweep.svg" | grep -o "stroke='[^']*'" | head -n 1; }
+    [ -n "$(colour kernel1)" ] || fail "no colour found for kernel1"
+    [ "$(colour kernel1)" = "$(colour kernel10)" ]
+}
+
+@test "make plots draws a reference GPU's folder of make gpu-report, its results file alone, under the reference- name" {
+    needs_gnuplot
+    tree="$BATS_TEST_TMPDIR/tree"
+    mkdir -p "$tree/plots/reference/test-gpu-a"
+    cp "$fixtures/test-gpu-a.csv" "$tree/plots/reference/test-gpu-a/"
+    # the report's other CSV files are not results files of a machine
+    cp "$fixtures/test-gpu-b.csv" "$tree/plots/reference/test-gpu-a/targets.csv"
+    run make --no-print-directory -C "$tree" -f "$repo/Makefile" -n plots
+    assert_success
+    assert_line "sh plots/plot.sh plots/out plots/reference/test-gpu-a/test-gpu-a.csv"
+    run sh plots/plot.sh "$out" "$tree/plots/reference/test-gpu-a/test-gpu-a.csv"
+    assert_success
+    [ -s "$out/reference-test-gpu-a-lesson01-sweep.png" ] || fail "no reference-test-gpu-a chart: $output"
+}

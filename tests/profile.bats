@@ -84,6 +84,48 @@ known_answers() {  # runs known_answers.cu once per test file's temporary folder
     assert_figure "$CSV" "read_strided<8>" smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct 12.50
 }
 
+@test "a float4 per lane is one request: 32 consecutive are 16 sectors, 512 bytes asked, all used" {
+    known_answers
+    local kernel
+    for kernel in float4_cast_load float4_array_load; do
+        assert_figure "$CSV" $kernel l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum 1
+        assert_figure "$CSV" $kernel l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum 16
+        assert_figure "$CSV" $kernel smsp__sass_data_bytes_mem_global_op_ld.sum 512
+        assert_figure "$CSV" $kernel smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct 100.00
+    done
+    assert_figure "$CSV" float4_store l1tex__t_requests_pipe_lsu_mem_global_op_st.sum 1
+    assert_figure "$CSV" float4_store l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum 16
+    assert_figure "$CSV" float4_store smsp__sass_data_bytes_mem_global_op_st.sum 512
+    assert_figure "$CSV" float4_store smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct 100.00
+    # an int2 per lane: 256 bytes, 8 sectors
+    assert_figure "$CSV" int2_load l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum 1
+    assert_figure "$CSV" int2_load l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum 8
+    assert_figure "$CSV" int2_load smsp__sass_data_bytes_mem_global_op_ld.sum 256
+}
+
+@test "a shared float4 per lane takes 4 wavefronts without conflict, an int2 2; every other float4 is 2-way" {
+    known_answers
+    local direction
+    for direction in ld st; do
+        assert_figure "$CSV" "shared_float4<1>" smsp__inst_executed_op_shared_$direction.sum 1
+        assert_figure "$CSV" "shared_float4<1>" l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$direction.sum 4
+        assert_figure "$CSV" "shared_float4<1>" l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$direction.sum 0
+        assert_figure "$CSV" shared_int2 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$direction.sum 2
+        assert_figure "$CSV" shared_int2 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$direction.sum 0
+        # lanes 0 and 4 of a quarter warp: words 0-3 and 32-35, the same 4 banks
+        assert_figure "$CSV" "shared_float4<2>" l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$direction.sum 8
+        assert_figure "$CSV" "shared_float4<2>" l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$direction.sum 4
+        assert_figure "$CSV" "shared_float4<2>" "($direction 2-way requests)" 1
+    done
+}
+
+@test "taking an element's address is no load" {
+    known_answers
+    [ -z "$(figure "$CSV" address_only l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum)" ] ||
+        fail "address_only counts loads: $(grep address_only "$CSV")"
+    assert_figure "$CSV" address_only l1tex__t_requests_pipe_lsu_mem_global_op_st.sum 1
+}
+
 @test "a column of a 32x32 shared tile is a 32-way bank conflict; with rows of 33, none" {
     known_answers
     # 32 warps each read a column: 32 wavefronts each
@@ -243,6 +285,23 @@ counts_only() {
     assert_figure "$csv" reduce_sequential l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum 0
 }
 
+@test "lesson 05: reduce_optimized's float4 loads take 16 sectors a request, every byte used, summed over its launches" {
+    cd "$REPO"
+    local csv="$BATS_TEST_TMPDIR/lesson05.csv" launches
+    profile_csv build/emu-profile/lesson05 "$csv" -n 4096 --reps 1 --warmup 0 --only optimized
+    # the table's heading and the CSV agree on the number of launches
+    launches=$(figure "$csv" reduce_optimized launches)
+    ! grep -q wb_probe_kernel "$csv" || fail "the CSV has common/workbook.cu's probe kernel"
+    [[ "$output" == *"kernel reduce_optimized, $launches launches"* ]] ||
+        fail "the CSV says $launches launches of reduce_optimized: $(grep "kernel reduce_optimized" <<<"$output")"
+    [ "$launches" -ge 2 ] || fail "reduce_optimized: $launches launches, expected the run and its check"
+    # a warp's 32 consecutive float4: 512 bytes in 16 sectors; 4096 floats read per launch
+    assert_figure "$csv" reduce_optimized l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio 16.00
+    assert_figure "$csv" reduce_optimized smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct 100.00
+    assert_figure "$csv" reduce_optimized l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum $((launches * 4096 / 4 / 32))
+    assert_figure "$csv" reduce_optimized smsp__sass_data_bytes_mem_global_op_ld.sum $((launches * 4096 * 4))
+}
+
 @test "a program built without --profile prints no table" {
     require_built "$BIN/plain"
     run "$BIN/plain"
@@ -257,6 +316,8 @@ counts_only() {
     assert_line "==== lesson02 -n 256x128 --reps 1 --warmup 0"
     assert_line --partial "cuda-emu profile: kernel grayscale_naive"
     refute_output --partial "lesson01"
+    # the lesson's kernels only: not common/workbook.cu's probe of the GPU
+    refute_output --partial "wb_probe_kernel"
     run env -u CXX make --no-print-directory profile LESSON=42
     assert_failure 2
     assert_output --partial "make profile: LESSON=42: there is no lesson42 to profile here"
@@ -290,6 +351,8 @@ EOF
     PATH="$bin:$PATH" PROFILE_TOOL=ncu PROFILE_BUILD="$BATS_TEST_TMPDIR/build" run sh common/profile.sh lesson02
     assert_success
     assert_line "ncu profile: kernel grayscale_naive, 2 launches (Nsight Compute on this GPU)"
+    # common/workbook.cu's one-thread probe, the first launch, is no kernel of the lesson
+    refute_output --partial "wb_probe_kernel"
     assert_line --regexp "^  device__attribute_multiprocessor_count +132  SMs of this GPU$"
     assert_line --regexp "^  min\(launch__occupancy_limit_\*\) +8  blocks an SM holds at once"
     assert_line --regexp "^  l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum +6144  requests"

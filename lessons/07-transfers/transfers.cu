@@ -459,6 +459,7 @@ static void note_overlap(const wb_data *data)
     double streams = wb_measured_ms("streams", WB_TRANSFERS);
     if (one_stream_timeline.count == 0 || ideal <= 0 || streams < 0)
         return;
+    wb_figure("ideal_ms", ideal, "ms");
     wb_note("overlap (%s):", measured_on(data));
     wb_note("  streams take %.4g ms, %.0f%% of the ideal %.4g ms: the busiest engine alone",
             streams, 100.0 * streams / ideal, ideal);

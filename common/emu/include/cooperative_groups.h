@@ -66,7 +66,7 @@ inline unsigned ballot_by_rank(unsigned lanes_ballot, unsigned mask) {
 // shuffle each, so a value of 8 bytes or less costs one shuffle.
 template <class T>
 T shuffle_slices(int op, unsigned mask, T value, int arg, unsigned width) {
-    static_assert(std::is_trivially_copyable<T>::value,
+    static_assert(std::is_trivially_copyable<T>::value || ::cuda_emu::vector_copies_bytes<T>::value,
                   "a tile's shfl needs a trivially copyable type: it copies the bytes");
     static_assert(sizeof(T) <= 32, "a tile's shfl moves values of at most 32 bytes, as in CUDA");
     constexpr unsigned slices = (sizeof(T) + 7) / 8;
@@ -88,7 +88,7 @@ inline uint64_t* warp_slots() {
 inline unsigned first_warp_of_tile(unsigned size) { return linear_thread_index() / size * size / 32; }
 template <class T>
 void check_large_tile_value() {
-    static_assert(std::is_trivially_copyable<T>::value,
+    static_assert(std::is_trivially_copyable<T>::value || ::cuda_emu::vector_copies_bytes<T>::value,
                   "a tile's shfl and reduce need a trivially copyable type: they copy the bytes");
     static_assert(sizeof(T) <= 8, "a tile of more than 32 threads moves values of at most 8 bytes "
                   "in its shfl and reduce, as in CUDA");

@@ -414,6 +414,8 @@ void print_kernel(const std::string& name, const KernelFigures& k, bool per_line
     fprintf(stderr, "\ncuda-emu profile: kernel %s, %llu launch%s (CPU emulation: exact counts of "
             "what the threads touched; no caches, no timings)\n", name.c_str(),
             (unsigned long long)k.launches, k.launches == 1 ? "" : "es");
+    // the counts below are sums over the launches: the CSV says how many there were
+    if (csv) fprintf(csv, "\"%s\",,launches,%llu\n", name.c_str(), (unsigned long long)k.launches);
     const LaunchConfig& c = k.last;
     int threads = (int)(c.block.x * c.block.y * c.block.z);
     uint64_t blocks = (uint64_t)c.grid.x * c.grid.y * c.grid.z;

@@ -425,6 +425,11 @@ inline void check(const void* address, size_t size, bool writes, const void* pc)
 
 }  // namespace
 
+// A whole vector (float4, int2, ...) copied by one instruction: cuda_emu/types.h.
+void vector_access(const void* address, unsigned long size, bool writes, const void* pc) {
+    check(address, size, writes, pc);
+}
+
 void sanitize_track(const void* start, size_t size, const char* file, int line, bool watch_writes) {
     tracked.push_back(Tracked{static_cast<const char*>(start), size,
                               std::vector<unsigned char>(watch_writes ? size : 0, 0), file, line});

@@ -6,7 +6,10 @@
 // 4 sectors in 1 request; with a stride of 2 floats 8 sectors, of 4 floats 16, of 8 floats or more
 // one sector per lane, 32. Shared memory has 32 banks of 4-byte words: lanes reading different
 // words of one bank are served one after another (an n-way conflict takes n wavefronts), lanes
-// reading one word share it (a broadcast).
+// reading one word share it (a broadcast). A float4 or int2 moves in one instruction per lane
+// (16 or 8 bytes), however the CPU compiler copies it: 32 consecutive float4 are 512 bytes, 16
+// sectors in 1 request; in shared memory a quarter of the warp at a time, 4 wavefronts at least
+// (an 8-byte vector, half the warp: 2), and only wavefronts beyond those are conflicts.
 #include "../check.h"
 
 static const char* test_name = "profile_known_answers";
@@ -78,6 +81,49 @@ __global__ void four_counters(int* counters) {
     atomicAdd(&counters[threadIdx.x % 4], 1);
 }
 
+// One float4 per lane, through a cast of a float array and through a float4 array; and stored.
+__global__ void float4_cast_load(const float* in, float* out) {
+    float4 v = *(const float4*)&in[4 * threadIdx.x];
+    out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+__global__ void float4_array_load(const float4* in, float* out) {
+    float4 v = in[threadIdx.x];
+    out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+__global__ void float4_store(float* out) {
+    float t = (float)threadIdx.x;
+    *(float4*)&out[4 * threadIdx.x] = make_float4(t, t + 1, t + 2, t + 3);
+}
+__global__ void int2_load(const int2* in, int* out) {
+    int2 v = in[threadIdx.x];
+    out[threadIdx.x] = v.x * v.y;
+}
+
+// A shared float4 per lane: consecutive, 4 wavefronts and no conflict; every other float4, the
+// lanes 4 apart of a quarter warp meet in 4 banks, 2 wavefronts a quarter. An int2 per lane: 2.
+template <int spacing>
+__global__ void shared_float4(float* out) {
+    __shared__ float4 tile[warp * spacing];
+    float t = (float)threadIdx.x;
+    tile[threadIdx.x * spacing] = make_float4(t, t, t, t);
+    __syncthreads();
+    float4 v = tile[threadIdx.x * spacing];
+    out[threadIdx.x] = v.x + v.w;
+}
+__global__ void shared_int2(int* out) {
+    __shared__ int2 tile[warp];
+    tile[threadIdx.x] = make_int2(threadIdx.x, 1);
+    __syncthreads();
+    int2 v = tile[threadIdx.x];
+    out[threadIdx.x] = v.x + v.y;
+}
+
+// Taking an element's address reads nothing.
+__global__ void address_only(const float* in, float* out) {
+    const float* element = &in[threadIdx.x];
+    out[threadIdx.x] = (float)(element - in);
+}
+
 int main() {
     const int n = 1024 * 32;
     float *in, *out;
@@ -101,6 +147,14 @@ int main() {
     interleaved_tree<<<1, 1024>>>(in, out);
     one_counter<<<2, 2 * warp>>>(counters);
     four_counters<<<1, 2 * warp>>>(counters);
+    float4_cast_load<<<1, warp>>>(in, out);
+    float4_array_load<<<1, warp>>>((const float4*)in, out);
+    float4_store<<<1, warp>>>(out);
+    int2_load<<<1, warp>>>((const int2*)in, (int*)out);
+    shared_float4<1><<<1, warp>>>(out);
+    shared_float4<2><<<1, warp>>>(out);
+    shared_int2<<<1, warp>>>((int*)out);
+    address_only<<<1, warp>>>(in, out);
     CHECK(cudaGetLastError());
 
     int totals[4];

@@ -17,43 +17,100 @@
 // and 16-byte aligned) so the GPU can move it in one load; 3-component types keep the alignment
 // of their element. We copy those alignments because code that casts float* to float4* relies
 // on them.
+//
+// A GPU moves a whole vector of 8 or 16 bytes in one instruction (LDG.128, STS.64); a CPU
+// compiler splits a copy of one into a load or store per member. In programs built with
+// --profile or --sanitize, where every access is counted or checked, those types therefore copy
+// themselves: one vector_access for the whole vector (and the instruction that copies it), then
+// the bytes, which the checks do not see again. The copy is still a copy of the bytes, which
+// vector_copies_bytes says for code that asks whether a type is trivially copyable.
 // ---------------------------------------------------------------------------------------------
+namespace cuda_emu {
+template <class T> struct vector_copies_bytes { static constexpr bool value = false; };
+}  // namespace cuda_emu
+
+#if defined(CUDA_EMU_PROFILE) || defined(CUDA_EMU_SANITIZE)
+namespace cuda_emu {
+// runtime/sanitize.cpp: the calling instruction (pc) reads or writes size bytes at address
+void vector_access(const void* address, unsigned long size, bool writes, const void* pc);
+}  // namespace cuda_emu
+#define CUDA_EMU_ONE_ACCESS(name)                                                                 \
+    name() = default;                                                                             \
+    __attribute__((noinline, no_sanitize("thread"))) name(const name& other) {                   \
+        ::cuda_emu::vector_access(&other, sizeof(name), false, __builtin_return_address(0));     \
+        __builtin_memcpy((void*)this, (const void*)&other, sizeof(name));                         \
+    }                                                                                             \
+    __attribute__((noinline, no_sanitize("thread"))) name& operator=(const name& other) {        \
+        ::cuda_emu::vector_access(&other, sizeof(name), false, __builtin_return_address(0));     \
+        ::cuda_emu::vector_access(this, sizeof(name), true, __builtin_return_address(0));        \
+        __builtin_memcpy((void*)this, (const void*)&other, sizeof(name));                         \
+        return *this;                                                                             \
+    }
+// Without the implicit aggregate initialization, {x, y} and {x} need constructors.
+#define CUDA_EMU_WHOLE2(name, T) \
+    CUDA_EMU_ONE_ACCESS(name) constexpr name(T vx, T vy = 0) : x(vx), y(vy) {}
+#define CUDA_EMU_WHOLE4(name, T) \
+    CUDA_EMU_ONE_ACCESS(name)    \
+    constexpr name(T vx, T vy = 0, T vz = 0, T vw = 0) : x(vx), y(vy), z(vz), w(vw) {}
+#define CUDA_EMU_COPIES_BYTES(name) \
+    namespace cuda_emu { template <> struct vector_copies_bytes<name> { static constexpr bool value = true; }; }
+#else
+#define CUDA_EMU_WHOLE2(name, T)
+#define CUDA_EMU_WHOLE4(name, T)
+#define CUDA_EMU_COPIES_BYTES(name)
+#endif
+#define CUDA_EMU_PARTS2(name, T)
+#define CUDA_EMU_PARTS4(name, T)
+
+// moves: WHOLE, a vector of 8 or 16 bytes the GPU moves at once; PARTS, member by member
 #define CUDA_EMU_VEC1(name, T, align)                                              \
     struct alignas(align) name { T x; };                                            \
     static inline name make_##name(T x) { name v; v.x = x; return v; }
-#define CUDA_EMU_VEC2(name, T, align)                                              \
-    struct alignas(align) name { T x, y; };                                         \
+#define CUDA_EMU_VEC2(name, T, align, moves)                                       \
+    struct alignas(align) name { T x, y; CUDA_EMU_##moves##2(name, T) };            \
     static inline name make_##name(T x, T y) { name v; v.x = x; v.y = y; return v; }
 #define CUDA_EMU_VEC3(name, T)                                                     \
     struct name { T x, y, z; };                                                     \
     static inline name make_##name(T x, T y, T z) { name v; v.x = x; v.y = y; v.z = z; return v; }
-#define CUDA_EMU_VEC4(name, T, align)                                              \
-    struct alignas(align) name { T x, y, z, w; };                                   \
+#define CUDA_EMU_VEC4(name, T, align, moves)                                       \
+    struct alignas(align) name { T x, y, z, w; CUDA_EMU_##moves##4(name, T) };      \
     static inline name make_##name(T x, T y, T z, T w) {                            \
         name v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
 
-#define CUDA_EMU_VEC_FAMILY(base, T, a1, a2, a4) \
-    CUDA_EMU_VEC1(base##1, T, a1) CUDA_EMU_VEC2(base##2, T, a2) \
-    CUDA_EMU_VEC3(base##3, T) CUDA_EMU_VEC4(base##4, T, a4)
+#define CUDA_EMU_VEC_FAMILY(base, T, a1, a2, moves2, a4, moves4)     \
+    CUDA_EMU_VEC1(base##1, T, a1) CUDA_EMU_VEC2(base##2, T, a2, moves2) \
+    CUDA_EMU_VEC3(base##3, T) CUDA_EMU_VEC4(base##4, T, a4, moves4)
 
-CUDA_EMU_VEC_FAMILY(char, signed char, 1, 2, 4)
-CUDA_EMU_VEC_FAMILY(uchar, unsigned char, 1, 2, 4)
-CUDA_EMU_VEC_FAMILY(short, short, 2, 4, 8)
-CUDA_EMU_VEC_FAMILY(ushort, unsigned short, 2, 4, 8)
-CUDA_EMU_VEC_FAMILY(int, int, 4, 8, 16)
-CUDA_EMU_VEC_FAMILY(uint, unsigned int, 4, 8, 16)
-CUDA_EMU_VEC_FAMILY(long, long, 8, 16, 16)
-CUDA_EMU_VEC_FAMILY(ulong, unsigned long, 8, 16, 16)
-CUDA_EMU_VEC_FAMILY(longlong, long long, 8, 16, 16)
-CUDA_EMU_VEC_FAMILY(ulonglong, unsigned long long, 8, 16, 16)
-CUDA_EMU_VEC_FAMILY(float, float, 4, 8, 16)
-CUDA_EMU_VEC_FAMILY(double, double, 8, 16, 16)
+CUDA_EMU_VEC_FAMILY(char, signed char, 1, 2, PARTS, 4, PARTS)
+CUDA_EMU_VEC_FAMILY(uchar, unsigned char, 1, 2, PARTS, 4, PARTS)
+CUDA_EMU_VEC_FAMILY(short, short, 2, 4, PARTS, 8, WHOLE)
+CUDA_EMU_VEC_FAMILY(ushort, unsigned short, 2, 4, PARTS, 8, WHOLE)
+CUDA_EMU_VEC_FAMILY(int, int, 4, 8, WHOLE, 16, WHOLE)
+CUDA_EMU_VEC_FAMILY(uint, unsigned int, 4, 8, WHOLE, 16, WHOLE)
+CUDA_EMU_VEC_FAMILY(long, long, 8, 16, WHOLE, 16, PARTS)
+CUDA_EMU_VEC_FAMILY(ulong, unsigned long, 8, 16, WHOLE, 16, PARTS)
+CUDA_EMU_VEC_FAMILY(longlong, long long, 8, 16, WHOLE, 16, PARTS)
+CUDA_EMU_VEC_FAMILY(ulonglong, unsigned long long, 8, 16, WHOLE, 16, PARTS)
+CUDA_EMU_VEC_FAMILY(float, float, 4, 8, WHOLE, 16, WHOLE)
+CUDA_EMU_VEC_FAMILY(double, double, 8, 16, WHOLE, 16, PARTS)
+
+CUDA_EMU_COPIES_BYTES(short4) CUDA_EMU_COPIES_BYTES(ushort4)
+CUDA_EMU_COPIES_BYTES(int2) CUDA_EMU_COPIES_BYTES(int4) CUDA_EMU_COPIES_BYTES(uint2)
+CUDA_EMU_COPIES_BYTES(uint4) CUDA_EMU_COPIES_BYTES(long2) CUDA_EMU_COPIES_BYTES(ulong2)
+CUDA_EMU_COPIES_BYTES(longlong2) CUDA_EMU_COPIES_BYTES(ulonglong2)
+CUDA_EMU_COPIES_BYTES(float2) CUDA_EMU_COPIES_BYTES(float4) CUDA_EMU_COPIES_BYTES(double2)
 
 #undef CUDA_EMU_VEC_FAMILY
 #undef CUDA_EMU_VEC1
 #undef CUDA_EMU_VEC2
 #undef CUDA_EMU_VEC3
 #undef CUDA_EMU_VEC4
+#undef CUDA_EMU_ONE_ACCESS
+#undef CUDA_EMU_WHOLE2
+#undef CUDA_EMU_WHOLE4
+#undef CUDA_EMU_PARTS2
+#undef CUDA_EMU_PARTS4
+#undef CUDA_EMU_COPIES_BYTES
 
 // dim3 is a uint3 whose unset components are 1, so dim3(256) means 256 x 1 x 1.
 struct dim3 {
