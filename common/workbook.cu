@@ -881,9 +881,11 @@ static void print_header(const wb_run *run)
     printf("%s: %s\n", run->lesson->name, run->lesson->title);
     if (!device->gpu_available)
         printf("device   none usable: %s\n", device->why_unavailable);
-    else if (device->emulated)
-        printf("device   %s, backend emu: GPU code runs on the CPU,\n"
-               "         so its times are CPU emulation times, not GPU times\n", device->prop.name);
+    else if (device->emulated) /* the name says which GPU is modelled, on how many CPU threads */
+        printf("device   %s: compute capability %d.%d, %d SMs,\n"
+               "         backend emu: GPU code runs on the CPU, so its times are CPU emulation "
+               "times, not GPU times\n", device->prop.name, device->prop.major, device->prop.minor,
+               device->prop.multiProcessorCount);
     else
         printf("device   %s, compute capability %d.%d, %d SMs, %s\n"
                "         peak %.0f GB/s memory bandwidth, %.1f TFLOP/s FP32 "
@@ -1816,17 +1818,24 @@ static void add_warning(const char *format, ...)
         snprintf(launch_log.warnings[launch_log.warning_count++], WARNING_LENGTH, "%s", line);
 }
 
-/* Which resource caps the blocks an SM holds, by the occupancy calculator's
- * arithmetic on the runtime's numbers (allocation granularity left out: the
- * count itself comes from the occupancy API, this only names the cause). */
+/* Which resource caps the blocks an SM holds, by the arithmetic of the
+ * toolkit's cuda_occupancy.h on the runtime's numbers (shared memory's
+ * allocation unit left out: the count itself comes from the occupancy API,
+ * this only names the cause). A warp's registers come in units of 256 from
+ * one of the SM's 4 sub-partitions, each of which holds whole warps. */
+#define REGISTER_ALLOCATION_UNIT 256
+#define SM_SUB_PARTITIONS 4
 static const char *occupancy_limit(const cudaDeviceProp *prop, const cudaFuncAttributes *attr,
                                    int threads, size_t shared_bytes)
 {
-    int warp_threads = (threads + prop->warpSize - 1) / prop->warpSize * prop->warpSize;
+    int warps = (threads + prop->warpSize - 1) / prop->warpSize;
     long long by_blocks = prop->maxBlocksPerMultiProcessor;
-    long long by_threads = prop->maxThreadsPerMultiProcessor / warp_threads;
-    long long by_registers = attr->numRegs > 0
-                                 ? prop->regsPerMultiprocessor / ((long long)attr->numRegs * warp_threads)
+    long long by_threads = prop->maxThreadsPerMultiProcessor / prop->warpSize / warps;
+    long long warp_registers = ((long long)attr->numRegs * prop->warpSize + REGISTER_ALLOCATION_UNIT - 1) /
+                               REGISTER_ALLOCATION_UNIT * REGISTER_ALLOCATION_UNIT;
+    long long by_registers = warp_registers > 0
+                                 ? prop->regsPerMultiprocessor / SM_SUB_PARTITIONS / warp_registers *
+                                       SM_SUB_PARTITIONS / warps
                                  : LLONG_MAX;
     size_t block_shared = attr->sharedSizeBytes + shared_bytes + prop->reservedSharedMemPerBlock;
     long long by_shared = block_shared > 0

@@ -175,6 +175,50 @@ EOF
     done
 }
 
+@test "the emulator's GPU models (CUDA_EMU_DEVICE) are the tables' parts, limits and occupancy" {
+    cat >"$BATS_TEST_TMPDIR/model.cu" <<'EOF'
+#include <cstdio>
+#include <cstdlib>
+__global__ void kernel() {}
+// model BLOCK_SIZE: what the emulated device reports, and the blocks of BLOCK_SIZE an SM holds
+int main(int argc, char **argv)
+{
+    cudaDeviceProp p;
+    int clock_khz = 0, fp32_per_fp64 = 0, blocks = 0;
+    if (argc != 2 || cudaGetDeviceProperties(&p, 0) != cudaSuccess ||
+        cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0) != cudaSuccess ||
+        cudaDeviceGetAttribute(&fp32_per_fp64, cudaDevAttrSingleToDoublePrecisionPerfRatio, 0) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, atoi(argv[1]), 0) != cudaSuccess)
+        return 1;
+    printf("%s|%d.%d|%d|%d|%d|%d|%d|%zu|%zu|%d|%d\n", p.name, p.major, p.minor, p.multiProcessorCount,
+           clock_khz / 1000, p.maxThreadsPerMultiProcessor, p.maxBlocksPerMultiProcessor,
+           p.regsPerMultiprocessor, p.sharedMemPerMultiprocessor / 1024, p.sharedMemPerBlockOptin / 1024,
+           fp32_per_fp64, blocks);
+    return 0;
+}
+EOF
+    "$REPO/common/emu/emucc" -o "$BATS_TEST_TMPDIR/model" "$BATS_TEST_TMPDIR/model.cu"
+    local key name cc
+    for key in t4:"NVIDIA T4" a100:"NVIDIA A100 SXM4 80GB" rtx3060:"GeForce RTX 3060" \
+        rtx4090:"GeForce RTX 4090" l4:"NVIDIA L4" h100:"NVIDIA H100 SXM5 80GB, the reference H100"; do
+        name=${key#*:}
+        key=${key%%:*}
+        cc=$(table part "$name" "compute capability")
+        local expected="CPU emulation of ${name%, the reference H100} on 1 CPU thread|$cc"
+        expected+="|$(part "$name" SMs)|$(part "$name" "boost clock")"
+        expected+="|$(limit "$cc" "threads per SM")|$(limit "$cc" "blocks per SM")"
+        expected+="|$(limit "$cc" "registers per SM (32-bit)")|$(limit "$cc" "shared memory per SM")"
+        expected+="|$(limit "$cc" "shared memory per block, with opt-in")"
+        expected+="|$(limit "$cc" "FP64 : FP32" | cut -d/ -f2)"
+        for kernel in "32 1024" "34 256" "34 64" "32 32"; do
+            set -- $kernel
+            CUDA_EMU_DEVICE=$key CUDA_EMU_WORKERS=1 CUDA_EMU_REGISTERS=$1 run "$BATS_TEST_TMPDIR/model" "$2"
+            assert_success
+            assert_output "$expected|$(blocks_per_sm "$cc" "$1" "$2")"
+        done
+    done
+}
+
 @test "lesson 06's occupancy arithmetic is the table's, registers counted per sub-partition" {
     local cc=9.0
     threads=$(limit $cc "threads per SM")

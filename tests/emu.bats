@@ -107,12 +107,19 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     built function_attributes
     run "$BIN/function_attributes"
     assert_success
-    # by default 32 registers: 65,536 per SM hold 2,048 threads, 8 blocks of 256
+    # by default 32 registers: the modelled H100's 65,536 per SM hold 2,048 threads, 8 blocks of 256
     assert_output "registers 32, local bytes 0, at most 1024 threads a block, 256-thread blocks per SM: 8"
-    # 255 registers: 65,536 / (255 x 32) = 8 warps a block at most, one block of 256 per SM
+    # 255 registers: 8,192 a warp (in units of 256), 2 warps in each of 4 sub-partitions of
+    # 16,384: 8 warps a block at most, one block of 256 per SM
     CUDA_EMU_REGISTERS=255 CUDA_EMU_LOCAL_BYTES=96 run "$BIN/function_attributes"
     assert_success
     assert_output "registers 255, local bytes 96, at most 256 threads a block, 256-thread blocks per SM: 1"
+    # 40 registers: 1,280 a warp, 12 warps in each sub-partition, 48 per SM: 6 blocks of 8 warps;
+    # on a T4 (1,024 threads per SM) the threads limit first: 4 blocks
+    CUDA_EMU_REGISTERS=40 run "$BIN/function_attributes"
+    assert_output "registers 40, local bytes 0, at most 1024 threads a block, 256-thread blocks per SM: 6"
+    CUDA_EMU_DEVICE=t4 CUDA_EMU_REGISTERS=40 run "$BIN/function_attributes"
+    assert_output "registers 40, local bytes 0, at most 1024 threads a block, 256-thread blocks per SM: 4"
 }
 
 @test "a stream reports work the host has not waited for as not ready, until a wait covers it" {
@@ -154,6 +161,14 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
 
 @test "coalesced_threads() in a branch holds the lanes that took it: shuffles by rank, votes, reduce, one atomic per warp" {
     run_in_every_order coalesced_groups
+}
+
+@test "__reduce_*_sync over a whole warp, a warp cut short and a mask a ballot made before a branch" {
+    run_in_every_order warp_reduce_sync
+}
+
+@test "warp-aggregated atomics by bucket: labeled_partition of a coalesced group, shfl, reduce greater, less, plus" {
+    run_in_every_order labeled_reduce
 }
 
 @test "tiles of 64 to 512 threads: ranks, meta groups, a sync of the tile alone, shfl, any, all, reduce" {
@@ -274,12 +289,22 @@ EOF
     assert_output --partial "a tile's shfl moves values of at most 32 bytes, as in CUDA"
 }
 
-@test "a cooperative launch fills the device, grid.sync() orders the steps of a stencil across blocks" {
-    # the emulated device has one multiprocessor per worker, each holding 16 blocks of 128 threads
+@test "a cooperative launch fills the SMs it may, grid.sync() orders the steps of a stencil across blocks" {
+    # an H100's SM holds 16 blocks of 128 threads; the emulator runs a cooperative grid of as many
+    # SMs as it has workers (an OS thread per block), and refuses a larger one, saying why
+    built grid_sync
     for workers in 1 2 3; do
-        CUDA_EMU_WORKERS=$workers run_in_every_order grid_sync "$((workers * 16)) blocks of 128 threads
+        for order in forward reverse random:12345; do
+            CUDA_EMU_WORKERS=$workers CUDA_EMU_ORDER=$order run "$BIN/grid_sync" "$workers"
+            assert_success
+            assert_output "$((workers * 16)) blocks of 128 threads
 PASS grid_sync"
+        done
     done
+    CUDA_EMU_WORKERS=2 run --separate-stderr "$BIN/grid_sync" 3
+    assert_failure
+    assert_output "FAIL grid_sync: tests/emu/grid_sync.cu:$(line_of "$REPO/tests/emu/grid_sync.cu" "CHECK(cudaLaunchCooperativeKernel((void*)ring_sums"): cudaLaunchCooperativeKernel((void*)ring_sums, dim3(blocks), dim3(threads), args) returned cudaErrorCooperativeLaunchTooLarge"
+    assert_equal "$stderr" "cuda-emu: a cooperative launch of 48 blocks (kernel launched by cudaLaunchCooperativeKernel): the modelled GPU holds them at once, but the emulator runs each block of a cooperative launch on an OS thread of its own and holds 32 (16 per SM x CUDA_EMU_WORKERS=2): a smaller grid, or more workers, runs"
 }
 
 @test "cudaLaunchCooperativeKernel((void*)kernel) of a kernel the emulator never saw typed is refused, with why" {
@@ -654,6 +679,9 @@ PASS device_assert"
     CUDA_EMU_ORDER=random:x run "$BIN/vector_add"
     assert_failure 2
     assert_output "cuda-emu: CUDA_EMU_ORDER=random:x is not understood; expected random:NUMBER"
+    CUDA_EMU_DEVICE=V100 run "$BIN/vector_add"
+    assert_failure 2
+    assert_output "cuda-emu: CUDA_EMU_DEVICE=V100 is not understood; expected t4, a100, rtx3060, rtx4090, l4 or h100"
     local setting
     for setting in CUDA_EMU_GUARD=yes CUDA_EMU_POISON=2 CUDA_EMU_WORKERS=0 CUDA_EMU_TIMEOUT=-1 \
         CUDA_EMU_STACK_KB=lots CUDA_EMU_REGISTERS=256 CUDA_EMU_LOCAL_BYTES=-1; do
@@ -728,6 +756,37 @@ EOF
     assert_success
 }
 
+@test "emucc defines __CUDA_ARCH__ in .cu files as nvcc's device pass does, from -arch or -gencode" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >arch.cu <<'EOF'
+#include <cstdio>
+__global__ void arch(int* out) {
+#if __CUDA_ARCH__ >= 700
+    *out = __CUDA_ARCH__;
+#endif
+}
+int main() {
+    int *d, h = 0;
+    cudaMalloc(&d, sizeof h);
+    cudaMemset(d, 0, sizeof h);
+    arch<<<1, 1>>>(d);
+    cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+    printf("%d\n", h);
+}
+EOF
+    printf '#ifdef __CUDA_ARCH__\n#error host code compiled as device code\n#endif\n' >host.cpp
+    local flags expected
+    for flags in "900" "750 -arch=sm_75" "860 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86"; do
+        expected=${flags%% *}
+        flags=${flags#"$expected"}
+        # shellcheck disable=SC2086  # the flags are words
+        run "$EMUCC" $flags arch.cu host.cpp -o arch
+        assert_success
+        run ./arch
+        assert_output "$expected"
+    done
+}
+
 @test "a compile error leaves no dependency file naming emucc's temporary copy" {
     cd "$BATS_TEST_TMPDIR"
     printf '__global__ void k(int* p) { p[0] = ; }\n' >broken.cu
@@ -748,7 +807,8 @@ EOF
     run "$EMUCC" --help
     assert_success
     for variable in CUDA_EMU_ORDER CUDA_EMU_GUARD CUDA_EMU_POISON CUDA_EMU_TIMEOUT CUDA_EMU_WORKERS \
-        CUDA_EMU_STACK_KB CUDA_EMU_REGISTERS CUDA_EMU_LOCAL_BYTES CUDA_EMU_PROFILE_CSV CUDA_EMU_PROFILE_LINES; do
+        CUDA_EMU_DEVICE CUDA_EMU_STACK_KB CUDA_EMU_REGISTERS CUDA_EMU_LOCAL_BYTES CUDA_EMU_PROFILE_CSV \
+        CUDA_EMU_PROFILE_LINES; do
         assert_output --partial "$variable"
     done
 }

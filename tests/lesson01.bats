@@ -69,8 +69,8 @@ assert_every_variant_passes() {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     run "$EMU_BUILD/lesson01" -n 1000 --reps 1 --warmup 0
     assert_success
-    assert_line --regexp "^device   CPU emulation .*, backend emu: GPU code runs on the CPU,$"
-    assert_line "         so its times are CPU emulation times, not GPU times"
+    assert_line --regexp "^device   CPU emulation of NVIDIA H100 SXM5 80GB on [0-9]+ CPU threads?: compute capability 9.0, 132 SMs,$"
+    assert_line "         backend emu: GPU code runs on the CPU, so its times are CPU emulation times, not GPU times"
 }
 
 @test "lesson01 --only naive runs the naive variant alone, still checked against the CPU" {

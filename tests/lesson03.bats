@@ -61,8 +61,8 @@ passing_rows() {
     run "$BUILD/lesson03" -n 16x16 --steps 1 --reps 1 --warmup 0
     assert_success
     if [ "$BUILD" = "$EMU_BUILD" ]; then
-        # the emulated device model: an A100's shared memory and registers, the CPU's cache
-        assert_line --regexp "^memories of this device \(cudaDeviceGetAttribute\): L2 cache [0-9.]+ MiB; per SM, 164 KiB of shared memory and 65536 32-bit registers \(the emulated device model's; its L2 is this CPU's last-level cache\)$"
+        # the emulated device model: an H100's shared memory and registers, the CPU's cache
+        assert_line --regexp "^memories of this device \(cudaDeviceGetAttribute\): L2 cache [0-9.]+ MiB; per SM, 228 KiB of shared memory and 65536 32-bit registers \(the emulated device model's; its L2 is this CPU's last-level cache\)$"
     else
         assert_line --regexp "^memories of this device \(cudaDeviceGetAttribute\): L2 cache [0-9.]+ MiB; per SM, [0-9.]+ KiB of shared memory and [0-9]+ 32-bit registers$"
     fi

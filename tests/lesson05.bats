@@ -55,11 +55,11 @@ assert_every_variant_passes() {
 
 @test "lesson05's launch warnings name the tree kernels" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
-    # each tree variant's last pass is one block, which leaves the second emulated SM idle
-    CUDA_EMU_WORKERS=2 run "$EMU_BUILD/lesson05" -n 64k --reps 1 --warmup 0
+    # each tree variant's last pass is one block, which leaves 131 of the modelled H100's SMs idle
+    run "$EMU_BUILD/lesson05" -n 64k --reps 1 --warmup 0
     assert_success
     for kernel in interleaved strided sequential first_add last_warp; do
-        assert_line --regexp "^warning: ${kernel/_/-}: reduce_$kernel launches 1 block of 256 threads on 2 SMs"
+        assert_line --regexp "^warning: ${kernel/_/-}: reduce_$kernel launches 1 block of 256 threads on 132 SMs, so 131 SMs sit idle"
     done
     refute_line --regexp "^warning: [a-z-]+: kernel"
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # tests/lesson06.bats - lesson 06 (occupancy) and the launch warnings that
 # common/workbook.cu prints under every lesson's table. Under the emulator the
-# device has one SM per worker thread: CUDA_EMU_WORKERS=2 fixes it at 2 SMs,
-# each holding 2,048 threads in at most 32 blocks (common/emu/runtime/api.cpp).
+# device is a model of a real GPU (common/emu/runtime/models.cpp): an H100 SXM
+# by default, 132 SMs each holding 2,048 threads in at most 32 blocks, whatever
+# the number of worker threads; CUDA_EMU_DEVICE=t4 makes it a T4's 40 SMs of
+# 1,024 threads in at most 16 blocks.
 
 setup() {
     load test_helper
@@ -19,41 +21,45 @@ setup() {
     assert_line --regexp "^optimized +kernel .* PASS"
 }
 
-@test "the article's launch warns that SMs sit idle, and optimized does not warn" {
-    # 100 results: naive has 1 block of 256 threads for 2 SMs
-    run "$EMU_BUILD/lesson06" -n 100x10 --reps 1 --warmup 0
+@test "on the modelled H100 the article's launch leaves 92 of 132 SMs idle, word for word; optimized does not warn" {
+    run "$EMU_BUILD/lesson06" --reps 1 --warmup 0
     assert_success
-    assert_line "warning: naive: loop_thread_per_result launches 1 block of 256 threads on 2 SMs, so 1 SM sits idle; try smaller blocks, or more threads with less work each (emulated device model)"
-    refute_output --partial "warning: optimized"
-}
-
-@test "a grid far smaller than one wave warns with its share of the wave" {
-    # 2 blocks of 64 threads; a wave is 32 blocks per SM x 2 SMs = 64 blocks
-    run "$EMU_BUILD/lesson06" -n 100x10 --reps 1 --warmup 0
-    assert_line "warning: blocks64: loop_thread_per_result's 2 blocks of 64 threads fill 3% of one wave (64 blocks); try more threads, each with less work (emulated device model)"
-}
-
-@test "with an H100's 132 SMs the default launch gets the article's warnings, word for word" {
-    # one emulated SM per worker: CUDA_EMU_WORKERS=132 is the model of an H100's SM count
-    CUDA_EMU_WORKERS=132 run "$EMU_BUILD/lesson06" --reps 1 --warmup 0
-    assert_success
+    assert_line "device   CPU emulation of NVIDIA H100 SXM5 80GB on 2 CPU threads: compute capability 9.0, 132 SMs,"
     assert_line "warning: naive: loop_thread_per_result launches 40 blocks of 256 threads on 132 SMs, so 92 SMs sit idle; try smaller blocks, or more threads with less work each (emulated device model)"
     assert_line "warning: blocks64: loop_thread_per_result's 157 blocks of 64 threads fill 4% of one wave (4224 blocks); try more threads, each with less work (emulated device model)"
     assert_line "warning: ilp: loop_warp_per_result_ilp's 132 blocks of 256 threads fill 12% of one wave (1056 blocks); try more threads, each with less work (emulated device model)"
     refute_output --partial "warning: optimized"
     [ "$(grep -c '^warning:' <<<"$output")" -eq 3 ] || fail "expected 3 warnings: $output"
+    # the same whatever the number of worker threads
+    CUDA_EMU_WORKERS=1 run "$EMU_BUILD/lesson06" --only naive --reps 1 --warmup 0
+    assert_line "device   CPU emulation of NVIDIA H100 SXM5 80GB on 1 CPU thread: compute capability 9.0, 132 SMs,"
+    assert_line "warning: naive: loop_thread_per_result launches 40 blocks of 256 threads on 132 SMs, so 92 SMs sit idle; try smaller blocks, or more threads with less work each (emulated device model)"
 }
 
-@test "on 2 emulated SMs the article's 40 blocks warn only about ilp: 2.5 waves idle 17% in the last" {
-    run "$EMU_BUILD/lesson06" --reps 1 --warmup 0
+@test "CUDA_EMU_DEVICE=t4 gives a T4's header, waves, occupancy choice and FP64 rate" {
+    # 40 SMs of 1,024 threads: 4 blocks of 256 a wave each (160), 16 of 64 (640); the
+    # occupancy API's 1,024-thread blocks, one per SM
+    CUDA_EMU_DEVICE=t4 run --separate-stderr "$EMU_BUILD/lesson06" --reps 1 --warmup 0
     assert_success
-    refute_output --partial "warning: naive"
-    refute_output --partial "warning: blocks64"
-    assert_line --regexp "^warning: ilp: "
+    assert_line "device   CPU emulation of NVIDIA T4 on 2 CPU threads: compute capability 7.5, 40 SMs,"
+    assert_line "warning: naive: loop_thread_per_result's 40 blocks of 256 threads fill 25% of one wave (160 blocks); try more threads, each with less work (emulated device model)"
+    assert_line "warning: blocks64: loop_thread_per_result's 157 blocks of 64 threads fill 25% of one wave (640 blocks); try more threads, each with less work (emulated device model)"
+    [[ "$stderr" == *"lesson06: optimized runs 40 blocks of 1024 threads (the occupancy API's choice)"* ]] ||
+        fail "stderr: $stderr"
+    [[ "$stderr" == *"lesson06: the modelled GPU runs FP64 at 1/32 of its FP32 rate (the times here are the CPU's)"* ]] ||
+        fail "stderr: $stderr"
+    [[ "$stderr$output" != *"SMs sit idle"* ]] || fail "40 blocks on 40 SMs leave none idle: $stderr"
+}
+
+@test "an unknown CUDA_EMU_DEVICE is refused in one line that names the known ones" {
+    CUDA_EMU_DEVICE=h200 run --separate-stderr "$EMU_BUILD/lesson06" --reps 1 --warmup 0
+    assert_equal "$status" 2
+    assert_equal "$stderr" "cuda-emu: CUDA_EMU_DEVICE=h200 is not understood; expected t4, a100, rtx3060, rtx4090, l4 or h100"
 }
 
 @test "a kernel with many registers warns that registers limit its occupancy" {
-    # 255 registers a thread (the most a GPU allows): 65,536 / (255 x 256) = 1 block of 8 warps
+    # 255 registers a thread (the most a GPU allows): 8,192 a warp (255 x 32, in units of 256),
+    # 2 warps in each of the SM's 4 sub-partitions of 16,384: 8 warps, 1 block of 256 threads
     CUDA_EMU_REGISTERS=255 run "$EMU_BUILD/lesson06" -n 1000x2 --only naive --reps 1 --warmup 0
     assert_success
     assert_line "warning: naive: loop_thread_per_result's theoretical occupancy is 12% (8 of 64 warps per SM), below 25%; limited by registers per thread: fewer registers (__launch_bounds__) or smaller blocks (emulated device model)"
@@ -73,47 +79,50 @@ setup() {
     [ -x "$EMU_BUILD/lesson07" ] || skip "no lesson07 build"
     run "$EMU_BUILD/lesson07" --part lucas -n 5 --reps 1 --warmup 0
     assert_success
-    assert_line "warning: one-thread: lucas_one_thread launches 1 block of 1 thread on 2 SMs, so 1 SM sits idle; try smaller blocks, or more threads with less work each (emulated device model)"
+    assert_line "warning: one-thread: lucas_one_thread launches 1 block of 1 thread on 132 SMs, so 131 SMs sit idle; try smaller blocks, or more threads with less work each (emulated device model)"
 }
 
-@test "under the emulator lesson06 says the FP64 rate is not modelled, and what GPUs have" {
+@test "under the emulator lesson06 gives the modelled GPU's FP64 rate: 1/2 on an H100, 1/64 on a GeForce" {
     run --separate-stderr "$EMU_BUILD/lesson06" -n 100x2 --reps 1 --warmup 0
     assert_success
-    [[ "$stderr" == *"lesson06: the FP64 rate is not modelled under CPU emulation;
-  a data-centre GPU (A100, H100) runs FP64 at 1/2 of its FP32 rate, a gaming GPU (GeForce) at 1/64"* ]] ||
+    [[ "$stderr" == *"lesson06: the modelled GPU runs FP64 at 1/2 of its FP32 rate (the times here are the CPU's)"* ]] ||
+        fail "stderr: $stderr"
+    CUDA_EMU_DEVICE=rtx3060 run --separate-stderr "$EMU_BUILD/lesson06" -n 100x2 --reps 1 --warmup 0
+    [[ "$stderr" == *"lesson06: the modelled GPU runs FP64 at 1/64 of its FP32 rate (the times here are the CPU's)"* ]] ||
         fail "stderr: $stderr"
 }
 
 @test "a well-sized launch gets no warning" {
-    # 4,096 results in 64-thread blocks: exactly one wave of 64 blocks
-    # (ilp launches one block per SM on purpose: it is warned about, see below)
-    run "$EMU_BUILD/lesson06" -n 4096x2 --reps 1 --warmup 0 --threads-per-block 64 \
+    # on a T4 (the smallest wave to run), 40,960 results in 64-thread blocks: exactly one wave,
+    # 16 blocks per SM x 40 SMs (ilp launches one block per SM on purpose: it is warned about)
+    CUDA_EMU_DEVICE=t4 run "$EMU_BUILD/lesson06" -n 40960x1 --reps 1 --warmup 0 --threads-per-block 64 \
         --only naive,optimized,blocks64
     assert_success
     refute_output --partial "warning:"
 }
 
 @test "a mostly empty last wave warns with the idle share" {
-    # 5 blocks of 1,024 threads; a wave is 2 per SM x 2 SMs = 4: the second holds 1
-    run "$EMU_BUILD/lesson06" -n 5000x1 --threads-per-block 1024 --only naive --reps 1 --warmup 0
+    # 265 blocks of 1,024 threads; a wave is 2 per SM x 132 SMs = 264: the second holds 1
+    run "$EMU_BUILD/lesson06" -n 270337x1 --threads-per-block 1024 --only naive --reps 1 --warmup 0
     assert_success
-    assert_line "warning: naive: loop_thread_per_result's last of 2 waves holds 1 of 4 blocks: 38% of its SM time idles; try a grid of whole waves (grid-stride loop) (emulated device model)"
+    assert_line "warning: naive: loop_thread_per_result's last of 2 waves holds 1 of 264 blocks: 50% of its SM time idles; try a grid of whole waves (grid-stride loop) (emulated device model)"
 }
 
 @test "low theoretical occupancy warns and names shared memory as the limit" {
-    # 40,000 bytes of dynamic shared memory per 32-thread block: 4 blocks, 4 of 64 warps per SM
+    # 40,000 bytes of dynamic shared memory per 32-thread block, 1 KiB more reserved, in units of
+    # 128 bytes: 5 blocks in 228 KiB, 5 of 64 warps per SM
     build_mutant lessons/06-occupancy/loop_test.cu \
         's/<<<blocks_per_grid, (int)threads_per_block>>>/<<<blocks_per_grid, (int)threads_per_block, 40000>>>/' \
         "$BATS_TEST_TMPDIR/mutant"
     run "$BATS_TEST_TMPDIR/mutant" -n 1000x2 --threads-per-block 32 --only naive --reps 1 --warmup 0
     assert_success
-    assert_line --regexp "^warning: naive: loop_thread_per_result's theoretical occupancy is 6% \(4 of 64 warps per SM\), below 25%; limited by shared memory per block: .*\(emulated device model\)$"
+    assert_line --regexp "^warning: naive: loop_thread_per_result's theoretical occupancy is 8% \(5 of 64 warps per SM\), below 25%; limited by shared memory per block: .*\(emulated device model\)$"
 }
 
 @test "ilp's deliberately low occupancy is warned about, as Volkov's point expects" {
     run "$EMU_BUILD/lesson06" -n 4096x2 --only ilp --reps 1 --warmup 0
     assert_success
-    assert_line "warning: ilp: loop_warp_per_result_ilp's 2 blocks of 256 threads fill 12% of one wave (16 blocks); try more threads, each with less work (emulated device model)"
+    assert_line "warning: ilp: loop_warp_per_result_ilp's 132 blocks of 256 threads fill 12% of one wave (1056 blocks); try more threads, each with less work (emulated device model)"
 }
 
 @test "--quiet-warnings silences the warnings" {
@@ -133,16 +142,16 @@ setup() {
     [ -x "$EMU_BUILD/lesson01" ] || skip "no lesson01 build"
     run "$EMU_BUILD/lesson01" -n 100 --reps 1 --warmup 0
     assert_success
-    assert_line --regexp "^warning: naive: vector_add_naive launches 1 block of 256 threads on 2 SMs"
+    assert_line --regexp "^warning: naive: vector_add_naive launches 1 block of 256 threads on 132 SMs"
 }
 
 @test "optimized takes its block size from the occupancy API and says so" {
     run --separate-stderr "$EMU_BUILD/lesson06" -n 1000x10 --only optimized --reps 1 --warmup 0
     assert_success
-    # 1,024 threads per block hold the most threads per SM in the emulated model
-    # (ties go to the larger block); 1,000 results would take 32 blocks of 32
-    # warps, and the grid stops at one wave: 2 blocks per SM x 2 SMs
-    [[ "$stderr" == *"optimized runs 4 blocks of 1024 threads (the occupancy API's choice)"* ]] ||
+    # 1,024 threads per block hold the most threads per SM on the modelled H100
+    # (ties go to the larger block); 1,000 results take 32 blocks of 32 warps,
+    # fewer than one wave (2 blocks per SM x 132 SMs)
+    [[ "$stderr" == *"optimized runs 32 blocks of 1024 threads (the occupancy API's choice)"* ]] ||
         fail "stderr: $stderr"
 }
 
@@ -188,8 +197,8 @@ build_solution_mutant() {
 @test "the worked solution of exercise06 passes at every size" {
     run "$EMU_BUILD/solution06"
     assert_success
-    # 300,007 results: one wave of 1,024-thread blocks, 2 per SM x 2 SMs
-    assert_line "  n = 300007  PASS: 4 blocks of 1024 threads"
+    # 300,007 results: one wave of 1,024-thread blocks, 2 per SM x 132 SMs
+    assert_line "  n = 300007  PASS: 264 blocks of 1024 threads"
     assert_line "exercise06: PASS (all 4 sizes)"
 }
 
@@ -197,18 +206,18 @@ build_solution_mutant() {
     build_solution_mutant 's/needed < min_grid_size ? needed : min_grid_size/needed < min_grid_size ? needed : 1/'
     run "$BATS_TEST_TMPDIR/checker"
     assert_equal "$status" 1
-    assert_line "  n = 300007  FAIL: 1 block of 1024 threads leaves the device part idle: one wave is 4 blocks (2 per SM x 2 SMs), the results need 293"
+    assert_line "  n = 300007  FAIL: 1 block of 1024 threads leaves the device part idle: one wave is 264 blocks (2 per SM x 132 SMs), the results need 293"
     assert_line "exercise06: FAIL (1 of 4 sizes wrong)"
 }
 
 @test "exercise06's checker catches a grid of a full wave where the results need fewer blocks" {
-    # TODO 2 left out: always min_grid_size, 4 blocks on 2 emulated SMs, even for 1 result
+    # TODO 2 left out: always min_grid_size, 264 blocks on the modelled H100, even for 1 result
     build_solution_mutant 's/needed < min_grid_size ? needed : min_grid_size/min_grid_size/'
     run "$BATS_TEST_TMPDIR/checker"
     assert_equal "$status" 1
-    assert_line "  n = 1       FAIL: 4 blocks of 1024 threads for 1 result: 1 block would do, and 3 start with nothing to compute"
-    assert_line "  n = 1000    FAIL: 4 blocks of 1024 threads for 1000 results: 1 block would do, and 3 start with nothing to compute"
-    assert_line "  n = 300007  PASS: 4 blocks of 1024 threads"
+    assert_line "  n = 1       FAIL: 264 blocks of 1024 threads for 1 result: 1 block would do, and 263 start with nothing to compute"
+    assert_line "  n = 1000    FAIL: 264 blocks of 1024 threads for 1000 results: 1 block would do, and 263 start with nothing to compute"
+    assert_line "  n = 300007  PASS: 264 blocks of 1024 threads"
     assert_line "exercise06: FAIL (3 of 4 sizes wrong)"
 }
 

@@ -230,7 +230,7 @@ known_answers() {  # runs known_answers.cu once per test file's temporary folder
     assert_output "cuda-emu: CUDA_EMU_PROFILE_LINES=yes is not understood; expected a whole number from 0 to 1"
 }
 
-# The figures without the launch's (the emulated device's SM count follows the workers today).
+# The figures without the launch's (the modelled GPU's, which no thread order or worker changes).
 counts_only() {
     grep -v -E ',(launch__|device__|min\(launch|sm__maximum)' "$1"
 }

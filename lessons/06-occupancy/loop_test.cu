@@ -9,15 +9,13 @@
  *     ./lesson06 --threads-per-block 128  # another block size for naive and optimized
  *     sh plots/block-sweep.sh ./lesson06 plots/out -n 10kx10k   # 32..1024, charted
  *     ./lesson06 --help                   # every option
- *     CUDA_EMU_WORKERS=132 ./lesson06     # emulator: an H100's 132 SMs, its warnings
+ *     CUDA_EMU_DEVICE=t4 ./lesson06       # emulator: a T4's 40 SMs, its warnings
  * The default has fewer terms than the article's so that the CPU emulator
  * (make BACKEND=emu) finishes in a second; the grid depends on the results
  * alone, so the launches are the article's. The warnings under the table
- * weigh them against the device, and the emulated device has one SM per
- * worker thread, one per core by default: on a 2-core machine 40 blocks are
- * 2.5 waves of 16 blocks (8 per SM, 2 SMs), so only ilp is warned about.
- * CUDA_EMU_WORKERS=132 gives the emulated device an H100's 132 SMs, and
- * ./lesson06 then prints the warnings an H100 would give.
+ * weigh them against the device; the emulated device is an H100 SXM's 132
+ * SMs by default, whatever the number of cores, so ./lesson06 prints the
+ * warnings an H100 would give (CUDA_EMU_DEVICE picks another GPU).
  *
  * A port of this loop to Numba launched 256 threads per block, one thread per
  * result: 40 blocks. Numba warned "Grid size 40 will likely result in GPU
@@ -240,15 +238,15 @@ static void prepare(const wb_data *data)
     int fp32_per_fp64 = 0;
     if (cudaDeviceGetAttribute(&fp32_per_fp64, cudaDevAttrSingleToDoublePrecisionPerfRatio, 0) ==
             cudaSuccess && fp32_per_fp64 > 0) {
-        fprintf(stderr, "lesson06: this device runs FP64 at 1/%d of its FP32 rate\n",
-                fp32_per_fp64);
+        /* under the emulator, the GPU it models; the times are still the CPU's */
+        fprintf(stderr, "lesson06: %s runs FP64 at 1/%d of its FP32 rate%s\n",
+                data->device_info->emulated ? "the modelled GPU" : "this device", fp32_per_fp64,
+                data->device_info->emulated ? " (the times here are the CPU's)" : "");
     } else {
-        cudaGetLastError(); /* the emulator does not report it: not an error */
+        cudaGetLastError(); /* a device that does not report it: not an error */
         /* two lines: the table around them stays within 100 columns */
-        fprintf(stderr, "lesson06: the FP64 rate is %s;\n  a data-centre GPU (A100, H100) runs "
-                "FP64 at 1/2 of its FP32 rate, a gaming GPU (GeForce) at 1/64\n",
-                data->device_info->emulated ? "not modelled under CPU emulation"
-                                            : "not reported by this device");
+        fprintf(stderr, "lesson06: the FP64 rate is not reported by this device;\n  a data-centre "
+                "GPU (A100, H100) runs FP64 at 1/2 of its FP32 rate, a GeForce at 1/64 (Turing 1/32)\n");
     }
     /* plots/block-sweep.sh marks the choice on its chart from this line */
     fprintf(stderr, "lesson06: optimized runs %d block%s of %d threads (%s)\n",

@@ -43,13 +43,17 @@ __global__ void ring_sums(const int* in, int* a, int* b, int n, GridInfo* info) 
 
 __global__ void validity(int* valid) { *valid = cg::this_grid().is_valid(); }
 
-int main() {
+// With an argument N: a grid for N SMs; without one, for every SM of the device, as cooperative
+// kernels are usually launched (the emulator runs as many SMs' worth as it has workers).
+int main(int argc, char** argv) {
     int per_sm = 0, sms = 0, cooperative = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_sums, threads, 0));
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, 0));
     EXPECT(cooperative == 1, "cudaDevAttrCooperativeLaunch is %d", cooperative);
-    int blocks = per_sm * sms;  // the whole device, as cooperative kernels are usually launched
+    int device_blocks = per_sm * sms;  // what the device holds at once
+    if (argc > 1) sms = atoi(argv[1]);
+    int blocks = per_sm * sms;
     int n = blocks * threads * 2 + 7;
 
     int* h_in = new int[n];
@@ -92,9 +96,9 @@ int main() {
            h_info.ranks_ok);
 
     // One block more than the device holds at once cannot be cooperative.
-    cudaError_t error = cudaLaunchCooperativeKernel(ring_sums, dim3(blocks + 1), dim3(threads), args);
-    EXPECT(error == cudaErrorCooperativeLaunchTooLarge, "a launch of %d blocks gave %s", blocks + 1,
-           cudaGetErrorName(error));
+    cudaError_t error = cudaLaunchCooperativeKernel(ring_sums, dim3(device_blocks + 1), dim3(threads), args);
+    EXPECT(error == cudaErrorCooperativeLaunchTooLarge, "a launch of %d blocks gave %s",
+           device_blocks + 1, cudaGetErrorName(error));
     error = cudaGetLastError();
     EXPECT(error == cudaErrorCooperativeLaunchTooLarge, "cudaGetLastError after it gave %s",
            cudaGetErrorName(error));

@@ -10,9 +10,9 @@
 //     memory pool (cudaMallocAsync, runtime/pools.cpp) are recorded the same way while in use.
 //   - Events read the host's monotonic clock; since launches are synchronous, the time between
 //     two events is the time of the work between them.
-//   - The emulated device has one "multiprocessor" per worker thread and the per-multiprocessor
-//     limits of an A100 (compute capability 8.0), so occupancy arithmetic in the course gives
-//     textbook numbers.
+//   - The emulated device reports a real GPU's SM count and per-SM limits (runtime/models.cpp,
+//     CUDA_EMU_DEVICE), whatever the number of worker threads, so occupancy arithmetic and the
+//     launch warnings give that GPU's numbers.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -37,13 +37,7 @@ cudaError_t fail(cudaError_t error) {
     return error;
 }
 
-// ---- The device we pretend to be ---------------------------------------------------------------
-// Per-multiprocessor limits of compute capability 8.0 (A100), used by the occupancy model.
-constexpr int threads_per_sm = 2048;
-constexpr int blocks_per_sm = 32;
-constexpr size_t shared_per_sm = 164 * 1024;
-constexpr size_t reserved_shared_per_block = 1024;  // CUDA keeps 1 KiB of each block's share
-constexpr int registers_per_sm = 65536;
+// ---- The device we pretend to be: the GPU of runtime/models.cpp --------------------------------
 // Registers per thread are unknown without a GPU compiler; the model assumes 32, the figure at
 // which registers stop limiting a full multiprocessor (65536 / 2048), unless CUDA_EMU_REGISTERS
 // asks what another figure would do (settings().registers_per_thread).
@@ -241,16 +235,6 @@ bool host_waited_for(cudaStream_t stream, uint64_t work) {
     return state == stream_states.end() || state->second.waited >= work;
 }
 
-int resident_blocks_per_sm(int block_size, size_t dynamic_smem) {
-    if (block_size <= 0 || block_size > max_threads_per_block || dynamic_smem > optin_shared_per_block)
-        return 0;
-    int warps = (block_size + 31) / 32;
-    int by_threads = threads_per_sm / (warps * 32);
-    int by_registers = registers_per_sm / (warps * 32 * settings().registers_per_thread);
-    int by_shared = (int)(shared_per_sm / (dynamic_smem + reserved_shared_per_block));
-    return std::min({blocks_per_sm, by_threads, by_registers, by_shared});
-}
-
 cudaError_t copy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count,
                         size_t offset, bool to_symbol) {
     if (cudaError_t failure = device_error()) return fail(failure);
@@ -415,16 +399,17 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     if (!prop) return fail(cudaErrorInvalidValue);
     if (device != 0) return fail(cudaErrorInvalidDevice);
     memset(prop, 0, sizeof *prop);
+    const DeviceModel& model = device_model();
     int workers = settings().workers;
-    snprintf(prop->name, sizeof prop->name, "CPU emulation (%d worker thread%s)", workers,
-             workers == 1 ? "" : "s");
+    snprintf(prop->name, sizeof prop->name, "CPU emulation of %s on %d CPU thread%s", model.name,
+             workers, workers == 1 ? "" : "s");
     prop->totalGlobalMem = physical_memory();
     prop->sharedMemPerBlock = default_shared_per_block;
-    prop->sharedMemPerBlockOptin = optin_shared_per_block;
-    prop->sharedMemPerMultiprocessor = shared_per_sm;
-    prop->reservedSharedMemPerBlock = reserved_shared_per_block;
-    prop->regsPerBlock = registers_per_sm;
-    prop->regsPerMultiprocessor = registers_per_sm;
+    prop->sharedMemPerBlockOptin = model.shared_per_block_optin;
+    prop->sharedMemPerMultiprocessor = model.shared_per_sm;
+    prop->reservedSharedMemPerBlock = model.reserved_shared_per_block;
+    prop->regsPerBlock = model.registers_per_block;
+    prop->regsPerMultiprocessor = model.registers_per_sm;
     prop->warpSize = warpSize;
     prop->memPitch = 2147483647;
     prop->maxThreadsPerBlock = max_threads_per_block;
@@ -435,10 +420,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->maxGridSize[1] = 65535;
     prop->maxGridSize[2] = 65535;
     prop->totalConstMem = 64 * 1024;
-    prop->major = 8;
-    prop->minor = 0;
+    prop->major = model.major;
+    prop->minor = model.minor;
     prop->textureAlignment = 512;
-    prop->multiProcessorCount = workers;
+    prop->multiProcessorCount = model.sm_count;
     prop->integrated = 1;  // it shares the host's memory
     prop->canMapHostMemory = 1;
     prop->computeMode = cudaComputeModeDefault;
@@ -447,8 +432,8 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->unifiedAddressing = 1;
     prop->memoryBusWidth = 64;  // one DDR channel
     prop->l2CacheSize = host_cache_bytes();
-    prop->maxThreadsPerMultiProcessor = threads_per_sm;
-    prop->maxBlocksPerMultiProcessor = blocks_per_sm;
+    prop->maxThreadsPerMultiProcessor = model.threads_per_sm;
+    prop->maxBlocksPerMultiProcessor = model.blocks_per_sm;
     prop->managedMemory = 1;
     prop->concurrentManagedAccess = 1;
     prop->pageableMemoryAccess = 1;
@@ -479,7 +464,8 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
         // count nanoseconds: a kernel that waits ms x clock rate cycles waits ms milliseconds.
         // The memory figures describe DDR4-3200 (1600 MHz, two transfers per clock) on a 64-bit
         // channel: 2 * 1.6e9 * 8 bytes = 25.6 GB/s, a typical host channel.
-        case cudaDevAttrClockRate: *value = 1000000; break;
+        case cudaDevAttrClockRate: *value = device_model().clock_mhz * 1000; break;
+        case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = device_model().fp32_per_fp64; break;
         case cudaDevAttrMemoryClockRate: *value = 1600000; break;
         case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
         case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
@@ -769,32 +755,31 @@ cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
 cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 
 // ---- Kernel attributes and occupancy ---------------------------------------------------------------
-// The model: a multiprocessor holds at most 2048 threads (counted in whole warps of 32), 32
-// blocks and 164 KiB of shared memory, of which each block uses its dynamic shared memory plus
-// 1 KiB the runtime reserves. Static __shared__ arrays are not counted (the emulator cannot see
-// their size) and registers are assumed to be 32 per thread, so they never limit (unless
-// CUDA_EMU_REGISTERS says otherwise). The result is the smallest of the limits, as in the CUDA
-// occupancy calculator with those inputs.
+// The model (resident_blocks_per_sm in runtime/models.cpp): an SM of the modelled GPU holds as
+// many blocks as the tightest of its limits on threads (in whole warps of 32), blocks, registers
+// and shared memory allows, each block using its dynamic shared memory plus what the runtime
+// reserves, as in the toolkit's cuda_occupancy.h. Static __shared__ arrays are not counted (the
+// emulator cannot see their size) and registers are assumed to be 32 per thread, so they never
+// limit (unless CUDA_EMU_REGISTERS says otherwise).
 // Registers and local memory (spills) are what nvcc decides, so the emulator cannot know them:
 // CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES set what every kernel reports, to see what a
 // heavier kernel would do to occupancy and to the launch warnings (lesson 06).
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
     if (!attr || !func) return fail(cudaErrorInvalidValue);
     memset(attr, 0, sizeof *attr);
-    // A block must fit one multiprocessor's registers: at 255 a thread, 8 warps.
-    int register_warps = registers_per_sm / (32 * settings().registers_per_thread);
-    attr->maxThreadsPerBlock = std::min(max_threads_per_block, register_warps * 32);
+    // A block must fit the registers of one multiprocessor: at 255 a thread, 8 warps.
+    attr->maxThreadsPerBlock = register_limited_block_threads();
     attr->numRegs = settings().registers_per_thread;
     attr->localSizeBytes = settings().local_bytes_per_thread;
-    attr->ptxVersion = 80;
-    attr->binaryVersion = 80;
+    attr->ptxVersion = attr->binaryVersion = device_model().major * 10 + device_model().minor;
     attr->maxDynamicSharedSizeBytes = (int)(raised_shared_limit);
     return cudaSuccess;
 }
 cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value) {
     if (!func) return fail(cudaErrorInvalidDeviceFunction);
     if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-        if (value < 0 || (size_t)value > optin_shared_per_block) return fail(cudaErrorInvalidValue);
+        if (value < 0 || (size_t)value > device_model().shared_per_block_optin)
+            return fail(cudaErrorInvalidValue);
         // Kept for all kernels, not per kernel: the emulator does not tell kernels apart here.
         raised_shared_limit = std::max(raised_shared_limit, (size_t)value);
     }

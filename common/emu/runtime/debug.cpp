@@ -17,6 +17,8 @@
 //                    (default 10, 0 = never) is reported: typically a spin on a flag that another
 //                    thread must set, which cannot work when threads take turns.
 //   CUDA_EMU_WORKERS=N  OS threads that run blocks (default: one per core).
+//   CUDA_EMU_DEVICE=t4|a100|rtx3060|rtx4090|l4|h100  the GPU whose SM count, per-SM limits and
+//                    compute capability the device reports (default h100; runtime/models.cpp).
 //   CUDA_EMU_STACK_KB=N stack of each emulated GPU thread (default 256).
 //   CUDA_EMU_REGISTERS=N, CUDA_EMU_LOCAL_BYTES=N  what cudaFuncGetAttributes reports for every
 //                    kernel, registers per thread (default 32) and local memory per thread
@@ -61,9 +63,9 @@ namespace {
 
 // Every CUDA_EMU_* variable the emulator knows (CUDA_EMU_CACHE is emucc's, at compile time).
 const char* const known_settings[] = {"CUDA_EMU_ORDER",     "CUDA_EMU_GUARD",    "CUDA_EMU_POISON",
-                                      "CUDA_EMU_TIMEOUT",   "CUDA_EMU_WORKERS",  "CUDA_EMU_STACK_KB",
-                                      "CUDA_EMU_REGISTERS", "CUDA_EMU_LOCAL_BYTES", "CUDA_EMU_CACHE",
-                                      "CUDA_EMU_PROFILE_CSV", "CUDA_EMU_PROFILE_LINES"};
+                                      "CUDA_EMU_TIMEOUT",   "CUDA_EMU_WORKERS",  "CUDA_EMU_DEVICE",
+                                      "CUDA_EMU_STACK_KB",  "CUDA_EMU_REGISTERS", "CUDA_EMU_LOCAL_BYTES",
+                                      "CUDA_EMU_CACHE",     "CUDA_EMU_PROFILE_CSV", "CUDA_EMU_PROFILE_LINES"};
 
 // A misspelt setting (CUDA_EMU_GAURD=1) would otherwise be ignored without a word.
 void refuse_unknown_settings() {
@@ -76,7 +78,7 @@ void refuse_unknown_settings() {
         if (!known) {
             report("%.*s is not a setting of the emulator; the settings are CUDA_EMU_ORDER, "
                    "CUDA_EMU_GUARD, CUDA_EMU_POISON, CUDA_EMU_TIMEOUT, CUDA_EMU_WORKERS, "
-                   "CUDA_EMU_STACK_KB, CUDA_EMU_REGISTERS, CUDA_EMU_LOCAL_BYTES, "
+                   "CUDA_EMU_DEVICE, CUDA_EMU_STACK_KB, CUDA_EMU_REGISTERS, CUDA_EMU_LOCAL_BYTES, "
                    "CUDA_EMU_PROFILE_CSV and CUDA_EMU_PROFILE_LINES (emucc --help)",
                    (int)(length < 40 ? length : 40), *variable);
             fflush(stdout);
@@ -126,6 +128,9 @@ Settings read_settings() {
     s.poison = read_number("CUDA_EMU_POISON", 0, 1, 0) != 0;
     long cores = (long)std::thread::hardware_concurrency();
     s.workers = (int)read_number("CUDA_EMU_WORKERS", 1, 1024, cores > 0 ? cores : 1);
+    const char* device = getenv("CUDA_EMU_DEVICE");
+    s.device = find_device_model(device && *device ? device : default_device_model);
+    if (!s.device) bad_setting("CUDA_EMU_DEVICE", device, device_model_names);
     s.timeout_seconds = (double)read_number("CUDA_EMU_TIMEOUT", 0, 86400, 10);
     s.stack_bytes = (size_t)read_number("CUDA_EMU_STACK_KB", 16, 1 << 20, 256) * 1024;
     // A GPU thread has at most 255 registers and 512 KiB of local memory.

@@ -7,6 +7,7 @@
 //   pools.cpp      stream-ordered allocation: memory pools and the blocks they keep for reuse
 //   graphs.cpp     CUDA graphs: their nodes, stream capture, instantiation and launch
 //   texture.cpp    CUDA arrays, texture objects and the texture unit's fetches
+//   models.cpp     the GPUs the device can be (CUDA_EMU_DEVICE) and their occupancy arithmetic
 //   debug.cpp      settings from CUDA_EMU_* variables, bug reports, guard pages, watchdog
 //   sanitize.cpp   emucc --sanitize: the checks of every shared-memory access
 //   profile.cpp    emucc --profile: memory requests, sectors, bank conflicts, divergence, atomics
@@ -21,6 +22,26 @@
 
 namespace cuda_emu {
 
+// ---- The GPU the emulated device reports being (models.cpp) ------------------------------------
+struct DeviceModel {
+    const char* key;   // its CUDA_EMU_DEVICE name
+    const char* name;  // the part
+    int major, minor;  // compute capability
+    int sm_count;
+    int clock_mhz;  // boost clock
+    int threads_per_sm, blocks_per_sm;
+    int registers_per_sm, registers_per_block;  // 32-bit registers
+    size_t shared_per_sm, shared_per_block_optin, reserved_shared_per_block;
+    int shared_allocation_unit;  // bytes: a block's shared memory is rounded up to a multiple
+    int fp32_per_fp64;           // FP32 results per FP64 result, per clock
+};
+extern const char* const default_device_model;
+extern const char* const device_model_names;  // for an error message: "t4, a100, ... or h100"
+const DeviceModel* find_device_model(const char* key);  // null for an unknown key
+const DeviceModel& device_model();                      // the one CUDA_EMU_DEVICE chose
+// The most threads a block of a kernel may have with CUDA_EMU_REGISTERS registers per thread.
+int register_limited_block_threads();
+
 // ---- Settings (CUDA_EMU_* environment variables, read once) -----------------------------------
 enum class Order { forward, reverse, random };
 struct Settings {
@@ -33,6 +54,7 @@ struct Settings {
     size_t stack_bytes = 256 * 1024;
     int registers_per_thread = 32;      // what cudaFuncGetAttributes reports, and occupancy assumes
     size_t local_bytes_per_thread = 0;  // what cudaFuncGetAttributes reports as local memory
+    const DeviceModel* device = nullptr;  // the GPU modelled
     bool profile_lines = false;         // --profile's tables per source line too
 };
 const Settings& settings();
@@ -79,10 +101,9 @@ void* prepare_context(char* stack_base, size_t stack_size, void (*entry)(void*),
 constexpr int max_threads_per_block = 1024;
 constexpr int max_block_dim_z = 64;
 constexpr size_t default_shared_per_block = 48 * 1024;
-constexpr size_t optin_shared_per_block = 163 * 1024;
 size_t dynamic_shared_limit();
-// Blocks of this many threads and bytes of dynamic shared memory a multiprocessor holds at once,
-// by the occupancy model of runtime/api.cpp; the emulated device has one per worker thread.
+// Blocks of this many threads and bytes of dynamic shared memory an SM of the modelled GPU holds
+// at once (models.cpp).
 int resident_blocks_per_sm(int block_size, size_t dynamic_shared_bytes);
 // Counts a launch (or copy) on `stream` as work the host has not yet waited for (runtime/api.cpp).
 void note_stream_work(cudaStream_t stream);

@@ -872,9 +872,19 @@ cudaError_t run_grid(const LaunchConfig& config, const char* kernel_name, void (
     int helpers = settings().workers - 1;
     if (error == cudaSuccess && config.cooperative) {
         unsigned threads = config.block.x * config.block.y * config.block.z;
-        uint64_t resident =
-            (uint64_t)resident_blocks_per_sm((int)threads, config.shared_bytes) * settings().workers;
-        if (block_count > resident) error = cudaErrorCooperativeLaunchTooLarge;
+        uint64_t per_sm = (uint64_t)resident_blocks_per_sm((int)threads, config.shared_bytes);
+        if (block_count > per_sm * device_model().sm_count) {
+            error = cudaErrorCooperativeLaunchTooLarge;
+        } else if (block_count > per_sm * settings().workers) {
+            // The GPU would hold it, the emulator not: each block needs an OS thread (below).
+            report("a cooperative launch of %llu blocks (kernel %s): the modelled GPU holds them at "
+                   "once, but the emulator runs each block of a cooperative launch on an OS thread of "
+                   "its own and holds %llu (%llu per SM x CUDA_EMU_WORKERS=%d): a smaller grid, or "
+                   "more workers, runs", (unsigned long long)block_count, kernel_name,
+                   (unsigned long long)(per_sm * settings().workers), (unsigned long long)per_sm,
+                   settings().workers);
+            error = cudaErrorCooperativeLaunchTooLarge;
+        }
         // Every block gets an OS thread of its own, so that all can wait at grid.sync() at once:
         // blocks cannot take turns on one OS thread, whose thread_local variables hold the static
         // __shared__ memory of only one block.

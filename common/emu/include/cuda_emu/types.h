@@ -388,7 +388,7 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrMaxRegistersPerMultiprocessor = 82,
     cudaDevAttrManagedMemory = 83,
-    cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,  // not modelled: cudaDeviceGetAttribute refuses it
+    cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,  // the modelled GPU's, not the CPU's
     cudaDevAttrConcurrentManagedAccess = 89,
     cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
