@@ -34,6 +34,7 @@
 
 set -u
 program=bench.sh
+. "$(dirname "$0")/lesson-setting.sh"
 
 # ---- which sizes -------------------------------------------------------------
 # Each lesson's sweep is in its lessons/NN-*/lesson.conf: BENCH_SIZES_GPU,
@@ -42,11 +43,6 @@ program=bench.sh
 # program of several parts lists the parts to sweep besides its default in
 # BENCH_PARTS, each with sizes of its own (BENCH_SIZES_GPU_bandwidth) or else
 # the lesson's.
-lesson_setting() {
-    # lesson_setting lesson01 KEY: the value of "KEY = value" in its lesson.conf
-    number=${1#lesson}
-    sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" lessons/"$number"-*/lesson.conf 2>/dev/null
-}
 
 # sizes_for lesson07 [PART]: a part's own sweep (BENCH_SIZES_GPU_bandwidth),
 # else the lesson's.

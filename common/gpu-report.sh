@@ -42,6 +42,7 @@
 
 set -u
 program=gpu-report.sh
+. "$(dirname "$0")/lesson-setting.sh"
 cd "$(dirname "$0")/.." || exit 1
 
 MAKE=${MAKE:-make}
@@ -233,8 +234,7 @@ target_lines() {
         return
     fi
     for lesson in $lessons; do
-        sed -n 's/^TARGET[[:space:]]*=[[:space:]]*//p' lessons/"${lesson#lesson}"-*/lesson.conf |
-            sed "s/^/$lesson\t/"
+        lesson_setting "$lesson" TARGET | sed "s/^/$lesson\t/"
     done
 }
 
@@ -252,7 +252,7 @@ run_once() {
         else
             local name=$1 launch
             shift
-            launch=$(sed -n 's/^LAUNCH[[:space:]]*=[[:space:]]*//p' lessons/"${name#lesson}"-*/lesson.conf 2>/dev/null)
+            launch=$(lesson_setting "$name" LAUNCH)
             # shellcheck disable=SC2086
             $launch "$build/$name" --csv --quiet-warnings "$@" > "$work/runs/$key.out" 2> "$work/runs/$key.err"
             echo "exit status $?" >> "$folder/logs/target-runs.log"
@@ -332,8 +332,8 @@ smsp__thread_inst_executed_per_inst_executed.ratio"
 # CSV in $work/ncu.csv, everything else it and the lesson said in $work/ncu.out.
 profile_one() {
     local arguments launch
-    arguments=$(sed -n 's/^NCU_ARGS[[:space:]]*=[[:space:]]*//p' lessons/"${1#lesson}"-*/lesson.conf)
-    launch=$(sed -n 's/^PROFILE_LAUNCH[[:space:]]*=[[:space:]]*//p' lessons/"${1#lesson}"-*/lesson.conf)
+    arguments=$(lesson_setting "$1" NCU_ARGS)
+    launch=$(lesson_setting "$1" PROFILE_LAUNCH)
     [ -n "$arguments" ] || { echo "$1: no NCU_ARGS in its lesson.conf: not profiled"; return 0; }
     echo "\$ ncu $1 $arguments"
     rm -f "$work/ncu.csv"

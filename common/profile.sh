@@ -56,13 +56,7 @@ metrics="$metrics,smsp__thread_inst_executed_per_inst_executed.ratio"
 metrics="$metrics,l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"
 metrics="$metrics,smsp__inst_executed_op_shared_atom.sum"
 
-# lesson_setting lesson01 PROFILE_ARGS: that setting of its lesson.conf; nothing for other programs
-lesson_setting() {
-    case $1 in
-        lesson[0-9][0-9]) sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" \
-                              lessons/"${1#lesson}"-*/lesson.conf 2>/dev/null ;;
-    esac
-}
+. "$(dirname "$0")/lesson-setting.sh"
 
 # Nsight Compute's CSV (one row per kernel launch and metric) as the emulator's table: counts
 # summed over a kernel's launches, the launch figures of its last, ratios from the sums.

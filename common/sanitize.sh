@@ -30,13 +30,7 @@ case $tool in
     *) echo "$program: SANITIZE_TOOL=$tool: expected emu or compute-sanitizer" >&2; exit 2 ;;
 esac
 
-# lesson_setting lesson01 SMALL_ARGS: that setting of its lesson.conf; nothing for other programs
-lesson_setting() {
-    case $1 in
-        lesson[0-9][0-9]) sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" \
-                              lessons/"${1#lesson}"-*/lesson.conf 2>/dev/null ;;
-    esac
-}
+. "$(dirname "$0")/lesson-setting.sh"
 
 output=$(mktemp "${TMPDIR:-/tmp}/sanitize.XXXXXX") || exit 1
 trap 'rm -f "$output"' EXIT INT TERM
