@@ -227,7 +227,12 @@ ALL_CU := $(filter-out $(foreach dir,$(UNBUILDABLE_DIRS),$(dir)/% solutions/$(no
 NVCC_CHECK := build/nvcc-check-sm$(CUDA_ARCH)
 
 # Compiles every .cu in the repository with nvcc for a real GPU architecture.
-nvcc-check: $(patsubst %.cu,$(NVCC_CHECK)/%.o,$(ALL_CU))
+# NVCC_CHECK_SKIP_BUILT=yes (make test, after the nvcc build of the programs):
+# all but the files that build compiled (lessons, exercises, solutions,
+# common/workbook.cu), which nvcc need not compile twice.
+NVCC_CHECK_SKIP := $(if $(NVCC_CHECK_SKIP_BUILT),$(patsubst build/cuda-sm$(CUDA_ARCH)/%.o,%.cu,\
+                       $(shell find build/cuda-sm$(CUDA_ARCH) -name '*.o' 2>/dev/null)))
+nvcc-check: $(patsubst %.cu,$(NVCC_CHECK)/%.o,$(filter-out $(NVCC_CHECK_SKIP),$(ALL_CU)))
 
 $(NVCC_CHECK)/%.o: %.cu
 	@mkdir -p $(dir $@)
@@ -243,14 +248,17 @@ $(foreach dir,$(LESSON_DIRS),$(eval $(NVCC_CHECK)/$(dir)/%.o $(NVCC_CHECK)/solut
 
 BATS_LIBRARIES := $(or $(BATS_LIB_PATH),/usr/lib/bats)
 
+# make test and make profile build on every core, unless make -j already says how many
+EVERY_CORE = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+
 test:
 	@command -v bats >/dev/null 2>&1 && [ -d "$(BATS_LIBRARIES)/bats-assert" ] || { \
 	  echo "make test needs bats with bats-assert and bats-support:" \
 	       "sudo apt-get install bats bats-assert bats-support gnuplot-nox" >&2; exit 1; }
-	$(MAKE) --no-print-directory BACKEND=emu test-programs
+	$(MAKE) --no-print-directory $(EVERY_CORE) BACKEND=emu test-programs
 ifeq ($(HAVE_NVCC),yes)
-	$(MAKE) --no-print-directory BACKEND=cuda test-programs
-	$(MAKE) --no-print-directory nvcc-check
+	$(MAKE) --no-print-directory $(EVERY_CORE) BACKEND=cuda test-programs
+	$(MAKE) --no-print-directory $(EVERY_CORE) nvcc-check NVCC_CHECK_SKIP_BUILT=yes
 else
 	@echo "nvcc not found: skipping the nvcc builds (the emulator tests still run)"
 endif
@@ -284,8 +292,6 @@ endif
 # figures (ncu); else the lessons built with emucc --profile, which count the
 # same metrics exactly on the CPU.
 PROFILE_LESSONS := $(if $(LESSON),lesson$(LESSON),$(BUILDABLE_LESSONS))
-# the lessons build on every core, unless make -j already says how many
-PROFILE_JOBS = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 profile:
 ifneq ($(filter-out $(BUILDABLE_LESSONS),$(PROFILE_LESSONS)),)
 	@echo "make profile: LESSON=$(LESSON): there is no lesson$(LESSON) to profile here (the lessons are $(BUILDABLE_LESSONS))" >&2; exit 2
@@ -294,7 +300,7 @@ ifeq ($(BACKEND),cuda)
 	$(MAKE) --no-print-directory BACKEND=cuda $(foreach lesson,$(PROFILE_LESSONS),build/cuda-sm$(CUDA_ARCH)/$(lesson))
 	@PROFILE_TOOL=ncu PROFILE_BUILD=build/cuda-sm$(CUDA_ARCH) sh common/profile.sh $(PROFILE_LESSONS)
 else
-	@$(MAKE) --no-print-directory $(PROFILE_JOBS) BACKEND=emu PROFILE=1 $(foreach lesson,$(PROFILE_LESSONS),build/emu-profile/$(lesson)) >/dev/null
+	@$(MAKE) --no-print-directory $(EVERY_CORE) BACKEND=emu PROFILE=1 $(foreach lesson,$(PROFILE_LESSONS),build/emu-profile/$(lesson)) >/dev/null
 	@PROFILE_TOOL=emu PROFILE_BUILD=build/emu-profile sh common/profile.sh $(PROFILE_LESSONS)
 endif
 

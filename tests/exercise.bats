@@ -28,12 +28,8 @@ setup() {
 run_mutated_solution() {
     use_gpu_build
     [ "$BUILD" = "$EMU_BUILD" ] || skip "mutants are built with the emulator"
-    sed "$1" "$REPO/solutions/01-vector-add/exercise.cu" >"$BATS_TEST_TMPDIR/exercise.cu"
-    ! cmp -s "$BATS_TEST_TMPDIR/exercise.cu" "$REPO/solutions/01-vector-add/exercise.cu" ||
-        fail "the sed expression changed nothing"
-    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" -o "$BATS_TEST_TMPDIR/mutant" \
-        "$BATS_TEST_TMPDIR/exercise.cu" "$REPO/lessons/01-vector-add/exercise_check.cu" \
-        "$REPO/common/workbook.cu"
+    build_mutant solutions/01-vector-add/exercise.cu "$1" "$BATS_TEST_TMPDIR/mutant" \
+        lessons/01-vector-add/exercise_check.cu
     run "$BATS_TEST_TMPDIR/mutant"
 }
 

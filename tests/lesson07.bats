@@ -370,11 +370,7 @@ CASES
 # Builds lesson07 with one line changed (sed expression $1) with the emulator.
 build_mutated_lesson() {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
-    local source="$REPO/lessons/07-transfers/transfers.cu"
-    sed "$1" "$source" >"$BATS_TEST_TMPDIR/transfers.cu"
-    ! cmp -s "$source" "$BATS_TEST_TMPDIR/transfers.cu" || fail "the sed expression changed nothing"
-    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
-        -o "$BATS_TEST_TMPDIR/broken" "$BATS_TEST_TMPDIR/transfers.cu" "$REPO/common/workbook.cu"
+    build_mutant lessons/07-transfers/transfers.cu "$1" "$BATS_TEST_TMPDIR/broken"
 }
 
 # Builds lesson07 with sed expression $1 applied, runs it once with the other
@@ -431,12 +427,8 @@ run_failing_mutant() {
 run_mutated_solution() {
     use_gpu_build
     [ "$BUILD" = "$EMU_BUILD" ] || skip "mutants are built with the emulator"
-    local solution="$REPO/solutions/07-transfers/exercise.cu"
-    sed "$1" "$solution" >"$BATS_TEST_TMPDIR/exercise.cu"
-    ! cmp -s "$BATS_TEST_TMPDIR/exercise.cu" "$solution" || fail "the sed expression changed nothing"
-    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" -o "$BATS_TEST_TMPDIR/mutant" \
-        "$BATS_TEST_TMPDIR/exercise.cu" "$REPO/lessons/07-transfers/exercise_check.cu" \
-        "$REPO/common/workbook.cu"
+    build_mutant solutions/07-transfers/exercise.cu "$1" "$BATS_TEST_TMPDIR/mutant" \
+        lessons/07-transfers/exercise_check.cu
     run "$BATS_TEST_TMPDIR/mutant"
 }
 

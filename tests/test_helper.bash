@@ -127,15 +127,26 @@ common_object() {
 # emulator a copy of SOURCE (a path under the repository) changed by the sed
 # expression, linked with the other sources and common/workbook.cu; fails the
 # test if the expression changed nothing. EMUCC_FLAGS adds flags (--sanitize).
+# The other sources and common/ come as make test-programs compiled them where
+# it did, unless EMUCC_FLAGS asks for checked or counted code (--sanitize,
+# --profile): compiling them again would take most of each mutant's build.
 build_mutant() {
     local source="$REPO/$1" expression="$2" output="$3"
     shift 3
     local copy="$BATS_TEST_TMPDIR/$(basename "$source")"
     sed "$expression" "$source" >"$copy"
     ! cmp -s "$copy" "$source" || fail "the sed expression changed nothing: $expression"
-    local others=()
-    for other in "$@"; do others+=("$REPO/$other"); done
+    local others=() other object reuse=yes
+    case " ${EMUCC_FLAGS:-} " in *" --sanitize "* | *" --profile "*) reuse=no ;; esac
+    for other in "$@" common/workbook.cu; do
+        object="$EMU_BUILD/${other%.cu}.o"
+        if [ $reuse = yes ] && [ "$object" -nt "$REPO/$other" ]; then
+            others+=("$object")
+        else
+            others+=("$REPO/$other")
+        fi
+    done
     # shellcheck disable=SC2086
     "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp ${EMUCC_FLAGS:-} -I"$REPO/common" \
-        -o "$output" "$copy" "${others[@]}" "$REPO/common/workbook.cu"
+        -o "$output" "$copy" "${others[@]}"
 }
