@@ -23,7 +23,8 @@
 #   bound     >= or <= a number, followed by % (the ratio as a percentage),
 #             x (the ratio as it is) or a unit (ms: the value as it is)
 # judged: yes compares and prints met or missed; no (CPU emulation) shows
-# the figure and "not judged: CPU emulation"; emulated compares emulated
+# the figure and "not judged: CPU emulation of EMULATED_RUN" (-v emulated_run:
+# the target's emulator run, whose size is not the one what names); emulated compares emulated
 # figures, to test this script, and says so.
 #
 # Prints one Markdown table row: | lesson | what | measured | bound | verdict |.
@@ -124,7 +125,8 @@ END {
     if (why_missing ~ /^target malformed/) {
         verdict = "missed: " why_missing; status = 1; shown = "-"
     } else if (judged == "no") {
-        verdict = "not judged: CPU emulation"; status = 0
+        # the run's own size, since what names the GPU run's
+        verdict = "not judged: CPU emulation" (emulated_run == "" ? "" : " of " emulated_run); status = 0
         shown = value == "" ? "- (" why_missing ")" : shown " (CPU emulation)"
     } else if (value == "") {
         verdict = "missed: not measured (" why_missing ")"; status = 1; shown = "-"

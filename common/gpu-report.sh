@@ -305,7 +305,8 @@ judge_targets() {
             run_once "$run" >> "$work/target.csv" < /dev/null
         done
         awk -f common/gpu-judge.awk -v lesson="$lesson" -v what="$(echo $what)" \
-            -v measured="$measured" -v bound="$bound" -v judged=$judged "$work/target.csv" \
+            -v measured="$measured" -v bound="$bound" -v judged=$judged \
+            -v emulated_run="$([ $on_gpu = no ] && echo $emu_run)" "$work/target.csv" \
             >> "$work/verdicts" || status=1
     done < "$work/targets"
     cat "$work/target-rows" >> "$folder/targets.csv" 2>/dev/null

@@ -149,7 +149,7 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     grep -Eq '^    step 4 bench: [0-9]+s ok$' "$summary"
     # one row per target of the lesson, with its emulated figure, not judged
     [ "$(grep -c '^| lesson[0-9]' "$summary")" -eq 1 ]
-    grep -Eq '^\| lesson01 \| optimized kernel at 90% of the device-copy row \| [0-9.]+% \(CPU emulation\) \| >= 90% \| not judged: CPU emulation \|$' "$summary"
+    grep -Eq '^\| lesson01 \| optimized kernel at 90% of the device-copy row \| [0-9.]+% \(CPU emulation\) \| >= 90% \| not judged: CPU emulation of lesson01 -n 1M --only optimized,device-copy \|$' "$summary"
     sed -n '/^## Problems/,$p' "$summary" | grep -qx none
 }
 

@@ -14,7 +14,8 @@ setup() {
 }
 
 @test "lesson06 passes every variant at its default size" {
-    run "$EMU_BUILD/lesson06" --reps 1 --warmup 0
+    use_gpu_build
+    run "$BUILD/lesson06" --reps 1 --warmup 0
     assert_success
     assert_line --regexp "^naive +kernel .* PASS"
     assert_line --regexp "^blocks64 +kernel .* PASS"
@@ -189,7 +190,8 @@ build_solution_mutant() {
 }
 
 @test "the untouched exercise06 skeleton reports not implemented yet" {
-    run "$EMU_BUILD/exercise06"
+    use_gpu_build
+    run "$BUILD/exercise06"
     assert_equal "$status" 1
     assert_line --partial "exercise06: not implemented yet"
 }
@@ -257,7 +259,8 @@ build_solution_mutant() {
 
 @test "plots/block-sweep.sh takes the variants from an --only among the program's options" {
     command -v gnuplot >/dev/null || skip "gnuplot is not installed"
-    BLOCK_SIZES="32" run sh "$REPO/plots/block-sweep.sh" "$EMU_BUILD/lesson06" "$BATS_TEST_TMPDIR/out" \
+    use_gpu_build
+    BLOCK_SIZES="32" run sh "$REPO/plots/block-sweep.sh" "$BUILD/lesson06" "$BATS_TEST_TMPDIR/out" \
         -n 100x4 --reps 1 --warmup 0 --only naive
     assert_success
     assert_equal "$(cut -d , -f 1,2 "$BATS_TEST_TMPDIR/out/lesson06-block-sweep.csv" | tail -n +2)" "32,naive"
