@@ -10,12 +10,15 @@
  *     ./lesson04 --seed-problem          # the column sums of A.B, three ways
  *     ./lesson04 --help                  # every option
  *
- * Five versions of the same product:
+ * Six versions of the same product:
  *   cpu        blocked loops on every core (OpenMP), the inner loop vectorized
  *   naive      one thread per element of C, reading A and B from global memory
  *   tiled      32 x 32 tiles of A and B staged in shared memory by the block
  *   optimized  128 x 128 block tiles in shared memory, 8 x 8 register tiles per
  *              thread, 16-byte loads, A stored transposed in shared memory
+ *   warptiled  optimized's tiles 16 deep along k, each warp owning a 32 x 64
+ *              piece of the block tile (conflict-free 16-byte shared loads),
+ *              two stages of shared memory: the next tiles load during the math
  *   cublas     NVIDIA's cublasSgemm on the same data (not in the emulator)
  *
  * Napkin math for m = n = k = 4096 on an H100:
@@ -39,6 +42,17 @@
  *                TM x TN FMAs: with 8 x 8, 16 loads for 64 FMAs (0.25 load per
  *                FMA, down from 2), and a 128 x 128 block tile loads
  *                8/128 = 0.0625 B/FMA from global memory.
+ *     warptiled: the same 0.25 shared load per FMA and 0.0625 B/FMA, but
+ *                the passes (wavefronts) shared memory takes for them drop:
+ *                per step p a warp's four 16-byte loads take 4 + 4 + 4 + 4 =
+ *                16, where optimized's take 4 + 4 (A) + 8 + 8 (B, 2-way
+ *                conflicts) = 24, a third fewer for the same 64 FMAs a
+ *                thread. One barrier per 16 x 64 FMAs a thread instead of two
+ *                per 8 x 64 (a quarter as many), and the next tiles' global
+ *                loads in flight during the math, where optimized's warps
+ *                wait for them at every step. What is left is shared-memory
+ *                and issue bandwidth: nearer cuBLAS, which does the same
+ *                things with tile sizes tuned per GPU.
  */
 #include "workbook.h"
 
@@ -96,11 +110,6 @@ static_assert(BLOCK_K * BLOCK_N == OPTIMIZED_THREADS * VECTOR_WIDTH, "one float4
 /* the rows of a warp's sub-tile, and its columns: how far apart a thread's 4 x 4 pieces lie */
 #define SUB_TILE_ROWS (WARP_LANES_M * SUB_TILE)
 #define SUB_TILE_COLUMNS (WARP_LANES_N * SUB_TILE)
-/* A's tile is stored transposed with rows of BLOCK_M + 4 floats: still a multiple
- * of 4 (every float4 read stays 16-byte aligned), and the 4 extra floats shift
- * each row of the tile by 4 banks, which spreads a warp's transposed stores
- * over all 32 banks (see the kernel). */
-#define A_TILE_STRIDE (BLOCK_M + 4)
 /* each thread brings WIDE_LOADS float4s of A's 128 x 16 tile, and as many of B's 16 x 128 */
 #define WIDE_LOADS 2
 static_assert(WARPTILED_THREADS == (BLOCK_M / WARP_TILE_M) * (BLOCK_N / WARP_TILE_N) * WARP_LANES,
@@ -257,10 +266,12 @@ __device__ float4 load_four(const float *__restrict__ matrix, int rows, int cols
     if (VECTOR)
         return row < rows && col < cols ? *(const float4 *)&matrix[(size_t)row * cols + col]
                                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    float values[VECTOR_WIDTH];
-    for (int i = 0; i < VECTOR_WIDTH; i++)
-        values[i] = row < rows && col + i < cols ? matrix[(size_t)row * cols + col + i] : 0.0f;
-    return make_float4(values[0], values[1], values[2], values[3]);
+    else {
+        float values[VECTOR_WIDTH];
+        for (int i = 0; i < VECTOR_WIDTH; i++)
+            values[i] = row < rows && col + i < cols ? matrix[(size_t)row * cols + col + i] : 0.0f;
+        return make_float4(values[0], values[1], values[2], values[3]);
+    }
 }
 
 template <bool VECTOR>
@@ -415,59 +426,80 @@ __global__ void __launch_bounds__(OPTIMIZED_THREADS)
  * slow one still reads stage s for this step, and read stage s ^ 1 before the
  * others have filled it: emucc --sanitize names that race.
  *
- * Shared memory: 2 stages x (16 x 132 + 16 x 128) floats x 4 B = 33,280 B,
- * under the 48 KB a block may declare statically. The 4 floats of padding per
- * row of A's tile (A_TILE_STRIDE) are for the transposed stores: thread t stores
- * the float4 of row t / 2 of A, columns 4 (t % 2) and 8 + 4 (t % 2), as four
- * words down a column of a_tiles: a warp writes rows 0-15 at columns c and c + 4,
- * word c A_TILE_STRIDE + row. With rows of 128 floats those two columns fall
- * into the same 16 banks (2-way conflicts); rows of 132 move column c + 4 by
- * 16 banks, and the warp's 32 stores meet 32 banks. B's tile is stored with
- * float4s as it was read: a warp's lanes write 32 consecutive float4s, no
- * conflicts.
+ * Shared memory: 2 stages x (16 x 128 + 16 x 128) floats x 4 B = 32 KB, under
+ * the 48 KB a block may declare statically, and two blocks fit in an SM of
+ * every GPU the course supports (64 KB on compute capability 7.5); the
+ * registers (at most 128 a thread, __launch_bounds__'s 2) allow two as well.
+ * B's tile is stored with float4s as it was read: a warp's lanes write 32
+ * consecutive float4s, no conflicts. A's is stored transposed, four words down
+ * a column per float4: a warp writes rows 0-15 of the tile at columns c and
+ * c + 4, words 128 c + row, and the two lanes of a row meet in one bank
+ * (2-way conflicts, as in the optimized kernel). That is 8 stores per 16 x 64
+ * FMAs; rows of 132 floats would shift column c + 4 by 16 banks and remove the
+ * conflicts, but take the tiles past 32 KB: a 64 KB SM would hold one block.
  *
  * Global loads and stores: as in the optimized kernel (load_four and
  * store_four), float4s when VECTOR, zeros past the edges of A and B, nothing
  * stored past the edges of C. A warp loads 16 rows x 32 bytes of A and 512
- * consecutive bytes of a row of B, and stores 4 rows x 128 bytes of C. */
+ * consecutive bytes of a row of B (wide_tile_place_of), and stores 4 rows x
+ * 128 bytes of C. */
+/* Where a thread's float4s lie in the tiles: thread t loads row t / 2 of A's
+ * tile at columns 4 (t % 2) and 8 + 4 (t % 2), and rows t / 32 and 8 + t / 32
+ * of B's tile at column 4 (t % 32); WIDE_ROW_STEP apart along k. */
+#define WIDE_ROW_STEP (WIDE_BLOCK_K / WIDE_LOADS)
+struct wide_tile_place {
+    int a_row, a_col, b_row, b_col;
+};
+
+__device__ wide_tile_place wide_tile_place_of(int thread)
+{
+    wide_tile_place place;
+    place.a_row = thread / (WIDE_ROW_STEP / VECTOR_WIDTH);
+    place.a_col = thread % (WIDE_ROW_STEP / VECTOR_WIDTH) * VECTOR_WIDTH;
+    place.b_row = thread / (BLOCK_N / VECTOR_WIDTH);
+    place.b_col = thread % (BLOCK_N / VECTOR_WIDTH) * VECTOR_WIDTH;
+    return place;
+}
+
+/* the k-tile at tile_start from global memory into registers */
 template <bool VECTOR>
 __device__ void load_wide_tiles(const float *__restrict__ a, const float *__restrict__ b, int m,
                                 int n, int k, int block_row, int block_col, int tile_start,
-                                float4 a_next[WIDE_LOADS], float4 b_next[WIDE_LOADS])
+                                wide_tile_place place, float4 a_next[WIDE_LOADS],
+                                float4 b_next[WIDE_LOADS])
 {
-    /* A: row t / 2 of the block tile, columns 4 (t % 2) and 8 + 4 (t % 2);
-     * B: rows t / 32 and 8 + t / 32, columns 4 (t % 32) */
-    int a_row = threadIdx.x / 2, a_col = threadIdx.x % 2 * VECTOR_WIDTH;
-    int b_row = threadIdx.x / (BLOCK_N / VECTOR_WIDTH);
-    int b_col = threadIdx.x % (BLOCK_N / VECTOR_WIDTH) * VECTOR_WIDTH;
     for (int i = 0; i < WIDE_LOADS; i++) {
-        int step = i * (WIDE_BLOCK_K / WIDE_LOADS);
-        a_next[i] = load_four<VECTOR>(a, m, k, block_row + a_row, tile_start + step + a_col);
-        b_next[i] = load_four<VECTOR>(b, k, n, tile_start + step + b_row, block_col + b_col);
+        int p = tile_start + i * WIDE_ROW_STEP;
+        a_next[i] = load_four<VECTOR>(a, m, k, block_row + place.a_row, p + place.a_col);
+        b_next[i] = load_four<VECTOR>(b, k, n, p + place.b_row, block_col + place.b_col);
     }
 }
 
-/* the loaded float4s into one stage of the tiles, where load_wide_tiles took them from */
-__device__ void store_wide_tiles(float (*a_tile)[A_TILE_STRIDE], float (*b_tile)[BLOCK_N],
-                                 const float4 a_next[WIDE_LOADS], const float4 b_next[WIDE_LOADS])
+/* and from the registers into one stage of the tiles */
+__device__ void store_wide_tiles(float (*a_tile)[BLOCK_M], float (*b_tile)[BLOCK_N],
+                                 wide_tile_place place, const float4 a_next[WIDE_LOADS],
+                                 const float4 b_next[WIDE_LOADS])
 {
-    int a_row = threadIdx.x / 2, a_col = threadIdx.x % 2 * VECTOR_WIDTH;
-    int b_row = threadIdx.x / (BLOCK_N / VECTOR_WIDTH);
-    int b_col = threadIdx.x % (BLOCK_N / VECTOR_WIDTH) * VECTOR_WIDTH;
     for (int i = 0; i < WIDE_LOADS; i++) {
-        int step = i * (WIDE_BLOCK_K / WIDE_LOADS);
-        store_down_column(&a_tile[step + a_col][a_row], A_TILE_STRIDE, a_next[i]);
-        *(float4 *)&b_tile[step + b_row][b_col] = b_next[i];
+        int p = i * WIDE_ROW_STEP;
+        store_down_column(&a_tile[p + place.a_col][place.a_row], BLOCK_M, a_next[i]);
+        *(float4 *)&b_tile[p + place.b_row][place.b_col] = b_next[i];
     }
+}
+
+/* a float4 read from shared memory as 4 of a thread's values */
+__device__ void unpack_four(float4 values, float *out)
+{
+    out[0] = values.x, out[1] = values.y, out[2] = values.z, out[3] = values.w;
 }
 
 template <bool VECTOR>
-__global__ void __launch_bounds__(WARPTILED_THREADS)
+__global__ void __launch_bounds__(WARPTILED_THREADS, 2)
     sgemm_warptiled(const float *__restrict__ a, const float *__restrict__ b,
                     float *__restrict__ c, int m, int n, int k)
 {
     /* two stages; A transposed: [stage][p][row]. Aligned for the float4 accesses. */
-    __shared__ __align__(16) float a_tiles[2][WIDE_BLOCK_K][A_TILE_STRIDE];
+    __shared__ __align__(16) float a_tiles[2][WIDE_BLOCK_K][BLOCK_M];
     __shared__ __align__(16) float b_tiles[2][WIDE_BLOCK_K][BLOCK_N];
 
     int block_row = blockIdx.y * BLOCK_M, block_col = blockIdx.x * BLOCK_N;
@@ -477,9 +509,10 @@ __global__ void __launch_bounds__(WARPTILED_THREADS)
     int thread_row = warp / (BLOCK_N / WARP_TILE_N) * WARP_TILE_M + lane / WARP_LANES_N * SUB_TILE;
     int thread_col = warp % (BLOCK_N / WARP_TILE_N) * WARP_TILE_N + lane % WARP_LANES_N * SUB_TILE;
 
+    wide_tile_place place = wide_tile_place_of(threadIdx.x);
     float4 a_next[WIDE_LOADS], b_next[WIDE_LOADS];
-    load_wide_tiles<VECTOR>(a, b, m, n, k, block_row, block_col, 0, a_next, b_next);
-    store_wide_tiles(a_tiles[0], b_tiles[0], a_next, b_next);
+    load_wide_tiles<VECTOR>(a, b, m, n, k, block_row, block_col, 0, place, a_next, b_next);
+    store_wide_tiles(a_tiles[0], b_tiles[0], place, a_next, b_next);
     __syncthreads(); /* stage 0 is complete */
 
     float accumulator[THREAD_M][THREAD_N] = {};
@@ -489,28 +522,30 @@ __global__ void __launch_bounds__(WARPTILED_THREADS)
         /* issued now, used after the math: the loads' latency hides behind it */
         if (more)
             load_wide_tiles<VECTOR>(a, b, m, n, k, block_row, block_col,
-                                    tile_start + WIDE_BLOCK_K, a_next, b_next);
+                                    tile_start + WIDE_BLOCK_K, place, a_next, b_next);
 
+        /* unrolled, nvcc may load step p + 1's values while step p's FMAs run (it
+         * does not unroll a body of 64 FMAs by itself; 128 registers, no spills,
+         * with this). g++, under the emulator, does not know the pragma. */
+#ifndef CUDA_EMULATION
+#pragma unroll
+#endif
         for (int p = 0; p < WIDE_BLOCK_K; p++) {
             /* 2 float4s of A and 2 of B: 16 values for 64 FMAs */
             float a_column[THREAD_M], b_row[THREAD_N];
-            for (int s = 0; s < SUB_TILES_M; s++) {
-                float4 v = *(const float4 *)&a_tiles[stage][p][thread_row + s * SUB_TILE_ROWS];
-                a_column[s * SUB_TILE] = v.x, a_column[s * SUB_TILE + 1] = v.y;
-                a_column[s * SUB_TILE + 2] = v.z, a_column[s * SUB_TILE + 3] = v.w;
-            }
-            for (int s = 0; s < SUB_TILES_N; s++) {
-                float4 v = *(const float4 *)&b_tiles[stage][p][thread_col + s * SUB_TILE_COLUMNS];
-                b_row[s * SUB_TILE] = v.x, b_row[s * SUB_TILE + 1] = v.y;
-                b_row[s * SUB_TILE + 2] = v.z, b_row[s * SUB_TILE + 3] = v.w;
-            }
+            for (int s = 0; s < SUB_TILES_M; s++)
+                unpack_four(*(const float4 *)&a_tiles[stage][p][thread_row + s * SUB_TILE_ROWS],
+                            &a_column[s * SUB_TILE]);
+            for (int s = 0; s < SUB_TILES_N; s++)
+                unpack_four(*(const float4 *)&b_tiles[stage][p][thread_col + s * SUB_TILE_COLUMNS],
+                            &b_row[s * SUB_TILE]);
             for (int i = 0; i < THREAD_M; i++)
                 for (int j = 0; j < THREAD_N; j++)
                     accumulator[i][j] += a_column[i] * b_row[j];
         }
 
         if (more)
-            store_wide_tiles(a_tiles[stage ^ 1], b_tiles[stage ^ 1], a_next, b_next);
+            store_wide_tiles(a_tiles[stage ^ 1], b_tiles[stage ^ 1], place, a_next, b_next);
         /* the one barrier: stage ^ 1 is complete, and nobody reads stage any more */
         __syncthreads();
         stage ^= 1;
