@@ -21,15 +21,16 @@ setup() {
     # guard mode: a read or write past the end of A, B or C stops the program; poison mode:
     # memory starts as NaN, so an element nobody wrote fails the check; the thread orders: a
     # barrier left out shows as a wrong sum in one of them. 33x65x17 and 129x127x9 take the
-    # optimized kernel's one-float path, 132x36x20 its float4 path; 1023x33x9 is tall and
-    # thin (eight 128-row block tiles less one row), 3x5x4097 has a k one past a multiple
-    # of every tile's depth.
+    # register-tiled kernels' one-float path, 132x36x20 and 129x128x32 their float4 path
+    # (129x128x32: two whole 16-deep k-tiles of warptiled); 1023x33x9 is tall and thin (eight
+    # 128-row block tiles less one row), 3x5x4097 has a k one past a multiple of every tile's
+    # depth.
     for order in forward reverse random:2024; do
-        for size in 33x65x17 129x127x9 132x36x20 1023x33x9 3x5x4097; do
+        for size in 33x65x17 129x127x9 132x36x20 129x128x32 1023x33x9 3x5x4097; do
             CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
                 run "$EMU_BUILD/lesson04" -n "$size" --reps 1 --warmup 0 --csv
             assert_success
-            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 3
+            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 4
         done
     done
 }
@@ -43,6 +44,7 @@ setup() {
     assert_line --regexp "^naive +kernel .* PASS \(max err [0-9.e-]+\)$"
     assert_line --regexp "^tiled +kernel .* PASS \(max err [0-9.e-]+\)$"
     assert_line --regexp "^optimized +kernel .* PASS \(max err [0-9.e-]+\)$"
+    assert_line --regexp "^warptiled +kernel .* PASS \(max err [0-9.e-]+\)$"
 }
 
 @test "lesson04 under the emulator skips cuBLAS, saying why, and still passes" {
@@ -50,7 +52,7 @@ setup() {
     run "$EMU_BUILD/lesson04" -n 17 --reps 1 --warmup 0
     assert_success
     assert_line --regexp "^cublas      skip: cuBLAS is not part of the CPU emulator$"
-    assert_line "all 3 checks passed against the CPU reference: naive, tiled, optimized; skipped rows are no failure"
+    assert_line "all 4 checks passed against the CPU reference: naive, tiled, optimized, warptiled; skipped rows are no failure"
     run --separate-stderr "$EMU_BUILD/lesson04" -n 17 --only cublas --reps 1 --warmup 0 --csv
     assert_success
     assert_equal "$stderr" "lesson04: cublas skipped: cuBLAS is not part of the CPU emulator"
@@ -69,13 +71,15 @@ setup() {
     assert_equal "$(wc -l <<<"$stderr")" 1
 }
 
-# Builds lesson04 with one line changed (sed expression $1) for the emulator, into $BATS_TEST_TMPDIR/broken.
+# Builds lesson04 with one line changed (sed expression $1, emucc flags after it) for the
+# emulator, into $BATS_TEST_TMPDIR/broken.
 build_mutated_lesson() {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
-    local source="$REPO/lessons/04-sgemm/sgemm.cu"
-    sed "$1" "$source" >"$BATS_TEST_TMPDIR/sgemm.cu"
+    local source="$REPO/lessons/04-sgemm/sgemm.cu" expression="$1"
+    shift
+    sed "$expression" "$source" >"$BATS_TEST_TMPDIR/sgemm.cu"
     ! cmp -s "$source" "$BATS_TEST_TMPDIR/sgemm.cu" || fail "the sed expression changed nothing"
-    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" -o "$BATS_TEST_TMPDIR/broken" \
+    "$REPO/common/emu/emucc" "$@" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" -o "$BATS_TEST_TMPDIR/broken" \
         "$BATS_TEST_TMPDIR/sgemm.cu" "$BATS_FILE_TMPDIR/workbook.o"
 }
 
@@ -99,13 +103,62 @@ build_mutated_lesson() {
     done
 }
 
-@test "the optimized kernel passes whether or not k and n allow float4 loads" {
+@test "the register-tiled kernels pass whether or not k and n allow float4 loads" {
     use_gpu_build
     # k % 4, n % 4: 0 0 (float4), 1 0, 0 3, 3 1, 2 2 (one float at a time): every remainder
-    for size in 130x132x16 130x132x17 130x131x16 130x129x19 130x130x18; do
-        run "$BUILD/lesson04" -n "$size" --only optimized --reps 1 --warmup 0 --csv
+    for variant in optimized warptiled; do
+        for size in 130x132x16 130x132x17 130x131x16 130x129x19 130x130x18; do
+            run --separate-stderr "$BUILD/lesson04" -n "$size" --only "$variant" --reps 1 --warmup 0 --csv
+            assert_success
+            assert_equal "${#lines[@]}" 2
+            assert_line --index 1 --regexp "^lesson04,$variant,kernel,$size,.*,PASS,"
+        done
+    done
+}
+
+@test "warptiled's one barrier a step is needed: without it the thread orders fail and --sanitize names the race" {
+    local barrier='/the one barrier: stage ^ 1 is complete/{n;d}'
+    build_mutated_lesson "$barrier"
+    for order in forward reverse; do
+        CUDA_EMU_ORDER=$order run "$BATS_TEST_TMPDIR/broken" -n 33x65x17 --only cpu,warptiled --reps 1 --warmup 0
+        assert_equal "$status" 1
+        assert_line --regexp "^warptiled +kernel .* FAIL \(max err "
+    done
+    build_mutated_lesson "$barrier" --sanitize
+    run "$BATS_TEST_TMPDIR/broken" -n 33x65x17 --only cpu,warptiled --reps 1 --warmup 0
+    assert_failure
+    # a read of a stage in the product loop, and a store of the next k-tile into a stage
+    local reads writes
+    reads=$(grep -n 'unpack_four(\*(const float4 \*)&[ab]_tiles\[stage\]' "$BATS_TEST_TMPDIR/sgemm.cu" | cut -d: -f1 | paste -sd '|')
+    writes=$(grep -n -e 'column_top\[.*\] = values' -e '(float4 \*)&b_tile\[' "$BATS_TEST_TMPDIR/sgemm.cu" | cut -d: -f1 | paste -sd '|')
+    assert_line --regexp "^cuda-emu: data race on shared memory in kernel sgemm_warptiled<false>, "
+    assert_line --regexp "^cuda-emu:   thread .* reads at .*/sgemm.cu:($reads)$"
+    assert_line --regexp "^cuda-emu:   thread .* writes at .*/sgemm.cu:($writes)$"
+}
+
+@test "warptiled needs its second stage: the next k-tile stored into the one being read fails" {
+    build_mutated_lesson 's/store_wide_tiles(a_tiles\[stage ^ 1\], b_tiles\[stage ^ 1\]/store_wide_tiles(a_tiles[stage], b_tiles[stage]/'
+    # one k-tile only (k = 16): nothing is stored after the math, and it still passes
+    run "$BATS_TEST_TMPDIR/broken" -n 40x40x16 --only cpu,warptiled --reps 1 --warmup 0
+    assert_success
+    for order in forward reverse; do
+        CUDA_EMU_ORDER=$order run "$BATS_TEST_TMPDIR/broken" -n 40x40x17 --only cpu,warptiled --reps 1 --warmup 0
+        assert_equal "$status" 1
+        assert_line --regexp "^warptiled +kernel .* FAIL \(max err "
+    done
+}
+
+@test "a warptiled that leaves out a last, partial k-tile fails at k = 17 and 33, not at 16 or 32" {
+    # the next k-tile is loaded only when it is whole
+    build_mutated_lesson 's/bool more = tile_start + WIDE_BLOCK_K < k;/bool more = tile_start + 2 * WIDE_BLOCK_K <= k;/'
+    for size in 20x24x16 20x24x32 20x23x16; do
+        run "$BATS_TEST_TMPDIR/broken" -n "$size" --only cpu,warptiled --reps 1 --warmup 0
         assert_success
-        assert_line --index 1 --regexp "^lesson04,optimized,kernel,$size,.*,PASS,"
+    done
+    for size in 20x24x17 20x23x33; do
+        run --separate-stderr "$BATS_TEST_TMPDIR/broken" -n "$size" --only cpu,warptiled --reps 1 --warmup 0
+        assert_equal "$status" 1
+        assert_line --regexp "^warptiled +kernel .* FAIL \(max err "
     done
 }
 

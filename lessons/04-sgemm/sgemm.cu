@@ -10,12 +10,15 @@
  *     ./lesson04 --seed-problem          # the column sums of A.B, three ways
  *     ./lesson04 --help                  # every option
  *
- * Five versions of the same product:
+ * Six versions of the same product:
  *   cpu        blocked loops on every core (OpenMP), the inner loop vectorized
  *   naive      one thread per element of C, reading A and B from global memory
  *   tiled      32 x 32 tiles of A and B staged in shared memory by the block
  *   optimized  128 x 128 block tiles in shared memory, 8 x 8 register tiles per
  *              thread, 16-byte loads, A stored transposed in shared memory
+ *   warptiled  optimized's tiles 16 deep along k, each warp owning a 32 x 64
+ *              piece of the block tile (conflict-free 16-byte shared loads),
+ *              two stages of shared memory: the next tiles load during the math
  *   cublas     NVIDIA's cublasSgemm on the same data (not in the emulator)
  *
  * Napkin math for m = n = k = 4096 on an H100:
@@ -39,6 +42,17 @@
  *                TM x TN FMAs: with 8 x 8, 16 loads for 64 FMAs (0.25 load per
  *                FMA, down from 2), and a 128 x 128 block tile loads
  *                8/128 = 0.0625 B/FMA from global memory.
+ *     warptiled: the same 0.25 shared load per FMA and 0.0625 B/FMA, but
+ *                the passes (wavefronts) shared memory takes for them drop:
+ *                per step p a warp's four 16-byte loads take 4 + 4 + 4 + 4 =
+ *                16, where optimized's take 4 + 4 (A) + 8 + 8 (B, 2-way
+ *                conflicts) = 24, a third fewer for the same 64 FMAs a
+ *                thread. One barrier per 16 x 64 FMAs a thread instead of two
+ *                per 8 x 64 (a quarter as many), and the next tiles' global
+ *                loads in flight during the math, where optimized's warps
+ *                wait for them at every step. What is left is shared-memory
+ *                and issue bandwidth: nearer cuBLAS, which does the same
+ *                things with tile sizes tuned per GPU.
  */
 #include "workbook.h"
 
@@ -75,6 +89,38 @@
 /* the loads below give each thread exactly one float4 of each tile per step */
 static_assert(BLOCK_M * BLOCK_K == OPTIMIZED_THREADS * VECTOR_WIDTH, "one float4 of A each");
 static_assert(BLOCK_K * BLOCK_N == OPTIMIZED_THREADS * VECTOR_WIDTH, "one float4 of B each");
+/* warptiled: the same 128 x 128 block tile and 8 x 8 results per thread, a
+ * k-tile twice as deep (WIDE_BLOCK_K), two stages of each tile in shared
+ * memory, and the block's 8 warps each owning a WARP_TILE_M x WARP_TILE_N piece
+ * of the block tile (4 warps down, 2 across). A warp's 32 lanes stand in a
+ * WARP_LANES_M x WARP_LANES_N grid, each lane owning 4 x 4 results (SUB_TILE) of
+ * a 16 x 32 sub-tile of the warp tile; the warp steps that grid twice down and
+ * twice across (SUB_TILES_M x SUB_TILES_N), so a thread's 8 x 8 results are 2 x 2
+ * pieces of 4 x 4, 16 rows and 32 columns apart. */
+#define WIDE_BLOCK_K 16
+#define WARPTILED_THREADS 256
+#define WARP_LANES 32
+#define WARP_TILE_M 32
+#define WARP_TILE_N 64
+#define WARP_LANES_M 4
+#define WARP_LANES_N 8
+#define SUB_TILE 4
+#define SUB_TILES_M (THREAD_M / SUB_TILE)
+#define SUB_TILES_N (THREAD_N / SUB_TILE)
+/* the rows of a warp's sub-tile, and its columns: how far apart a thread's 4 x 4 pieces lie */
+#define SUB_TILE_ROWS (WARP_LANES_M * SUB_TILE)
+#define SUB_TILE_COLUMNS (WARP_LANES_N * SUB_TILE)
+/* each thread brings WIDE_LOADS float4s of A's 128 x 16 tile, and as many of B's 16 x 128 */
+#define WIDE_LOADS 2
+static_assert(WARPTILED_THREADS == (BLOCK_M / WARP_TILE_M) * (BLOCK_N / WARP_TILE_N) * WARP_LANES,
+              "one warp per warp tile");
+static_assert(WARP_LANES_M * WARP_LANES_N == WARP_LANES, "the lanes fill the grid of a sub-tile");
+static_assert(WARP_TILE_M == SUB_TILES_M * SUB_TILE_ROWS, "the sub-tiles fill the warp tile down");
+static_assert(WARP_TILE_N == SUB_TILES_N * SUB_TILE_COLUMNS, "and across");
+static_assert(BLOCK_M * WIDE_BLOCK_K == WARPTILED_THREADS * WIDE_LOADS * VECTOR_WIDTH,
+              "WIDE_LOADS float4s of A each");
+static_assert(WIDE_BLOCK_K * BLOCK_N == WARPTILED_THREADS * WIDE_LOADS * VECTOR_WIDTH,
+              "WIDE_LOADS float4s of B each");
 /* gridDim.y is at most 65535, and the naive kernel puts NAIVE_BLOCK_ROWS rows
  * of C in each block row: the largest m (and, to keep it simple, any dimension). */
 #define MAX_DIMENSION (65535LL * NAIVE_BLOCK_ROWS)
@@ -207,6 +253,54 @@ __global__ void sgemm_tiled(const float *a, const float *b, float *c, int m, int
         c[(size_t)row * n + col] = sum;
 }
 
+/* The global-memory accesses of the register-tiled kernels (3 and 4): four
+ * consecutive floats of a row of a row-major rows x cols matrix, from (row,
+ * col). VECTOR: one 16-byte access, for when every row starts 16-byte aligned
+ * (cols % 4 == 0; see kernel 3); then four floats from a col that is a
+ * multiple of 4 lie wholly inside the row or wholly past its end. Otherwise
+ * one float at a time. A value past the edges loads as 0, which adds nothing
+ * to a sum; a value past the edges is not stored. */
+template <bool VECTOR>
+__device__ float4 load_four(const float *__restrict__ matrix, int rows, int cols, int row, int col)
+{
+    if (VECTOR)
+        return row < rows && col < cols ? *(const float4 *)&matrix[(size_t)row * cols + col]
+                                        : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    else {
+        float values[VECTOR_WIDTH];
+        for (int i = 0; i < VECTOR_WIDTH; i++)
+            values[i] = row < rows && col + i < cols ? matrix[(size_t)row * cols + col + i] : 0.0f;
+        return make_float4(values[0], values[1], values[2], values[3]);
+    }
+}
+
+template <bool VECTOR>
+__device__ void store_four(float *__restrict__ matrix, int rows, int cols, int row, int col,
+                           float4 values)
+{
+    if (row >= rows)
+        return;
+    float *out = &matrix[(size_t)row * cols + col];
+    if (VECTOR) {
+        if (col < cols)
+            *(float4 *)out = values;
+    } else {
+        float each[VECTOR_WIDTH] = {values.x, values.y, values.z, values.w};
+        for (int i = 0; i < VECTOR_WIDTH && col + i < cols; i++)
+            out[i] = each[i];
+    }
+}
+
+/* A float4 of A, 4 consecutive values of one row, stored down a column of a
+ * transposed tile whose rows are stride floats apart. */
+__device__ void store_down_column(float *column_top, int stride, float4 values)
+{
+    column_top[0] = values.x;
+    column_top[stride] = values.y;
+    column_top[2 * stride] = values.z;
+    column_top[3 * stride] = values.w;
+}
+
 /* 3. Block tiles in shared memory, register tiles in each thread.
  *
  * The tiled kernel does one FMA per two shared-memory loads, and shared
@@ -252,31 +346,13 @@ __global__ void __launch_bounds__(OPTIMIZED_THREADS)
     float accumulator[THREAD_M][THREAD_N] = {};
     for (int tile_start = 0; tile_start < k; tile_start += BLOCK_K) {
         /* A: 4 consecutive values of one row, stored down a column of a_tile */
-        int row = block_row + a_load_row, col = tile_start + a_load_col;
-        float values[VECTOR_WIDTH];
-        if (VECTOR) {
-            float4 v = row < m && col < k ? *(const float4 *)&a[(size_t)row * k + col]
-                                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            values[0] = v.x, values[1] = v.y, values[2] = v.z, values[3] = v.w;
-        } else {
-            for (int i = 0; i < VECTOR_WIDTH; i++)
-                values[i] = row < m && col + i < k ? a[(size_t)row * k + col + i] : 0.0f;
-        }
-        for (int i = 0; i < VECTOR_WIDTH; i++)
-            a_tile[a_load_col + i][a_load_row] = values[i];
-
+        float4 values = load_four<VECTOR>(a, m, k, block_row + a_load_row, tile_start + a_load_col);
+        store_down_column(&a_tile[a_load_col][a_load_row], BLOCK_M, values);
         /* B: 4 consecutive values of one row, stored as they are */
-        row = tile_start + b_load_row, col = block_col + b_load_col;
-        if (VECTOR) {
-            float4 v = row < k && col < n ? *(const float4 *)&b[(size_t)row * n + col]
-                                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            values[0] = v.x, values[1] = v.y, values[2] = v.z, values[3] = v.w;
-        } else {
-            for (int i = 0; i < VECTOR_WIDTH; i++)
-                values[i] = row < k && col + i < n ? b[(size_t)row * n + col + i] : 0.0f;
-        }
+        values = load_four<VECTOR>(b, k, n, tile_start + b_load_row, block_col + b_load_col);
+        float each[VECTOR_WIDTH] = {values.x, values.y, values.z, values.w};
         for (int i = 0; i < VECTOR_WIDTH; i++)
-            b_tile[b_load_row][b_load_col + i] = values[i];
+            b_tile[b_load_row][b_load_col + i] = each[i];
         __syncthreads(); /* the tiles are complete */
 
         /* the outer products: THREAD_M + THREAD_N loads, THREAD_M x THREAD_N FMAs */
@@ -293,23 +369,196 @@ __global__ void __launch_bounds__(OPTIMIZED_THREADS)
         __syncthreads(); /* everyone is done with the tiles before the next loads */
     }
 
-    for (int i = 0; i < THREAD_M; i++) {
-        int row = block_row + thread_row + i;
-        if (row >= m)
-            break;
-        for (int j = 0; j < THREAD_N; j += VECTOR_WIDTH) {
-            int col = block_col + thread_col + j;
-            float *out = &c[(size_t)row * n + col];
-            if (VECTOR) {
-                if (col < n)
-                    *(float4 *)out = make_float4(accumulator[i][j], accumulator[i][j + 1],
-                                                 accumulator[i][j + 2], accumulator[i][j + 3]);
-            } else {
-                for (int jj = 0; jj < VECTOR_WIDTH && col + jj < n; jj++)
-                    out[jj] = accumulator[i][j + jj];
-            }
-        }
+    for (int i = 0; i < THREAD_M; i++)
+        for (int j = 0; j < THREAD_N; j += VECTOR_WIDTH)
+            store_four<VECTOR>(c, m, n, block_row + thread_row + i, block_col + thread_col + j,
+                               make_float4(accumulator[i][j], accumulator[i][j + 1],
+                                           accumulator[i][j + 2], accumulator[i][j + 3]));
+}
+
+/* 4. Warp tiles, a deeper k-tile, two stages of shared memory.
+ *
+ * The optimized kernel leaves three costs that this one removes:
+ *
+ * Bank conflicts in its loads of B. A 16-byte shared-memory load is served a
+ * quarter warp (8 lanes) at a time, and is conflict-free when those 8 lanes
+ * read 8 different float4s that cover the 32 banks once, or the same float4
+ * (a broadcast). In the optimized kernel lane l reads b_tile[p][8 l .. 8 l + 7]:
+ * lanes 8 floats apart, so a quarter warp's float4s span 64 floats, two words
+ * in every bank: each load takes two passes. Here a warp computes a
+ * WARP_TILE_M x WARP_TILE_N = 32 x 64 warp tile, and its lanes stand in a 4 x 8
+ * grid, each owning 4 x 4 results of a 16 x 32 sub-tile; the warp covers its
+ * warp tile in 2 x 2 such sub-tiles, so each thread still has 8 x 8 results:
+ *
+ *                  warp tile, 64 columns
+ *          <--- 32: sub-tile ---> <--- 32: sub-tile --->
+ *          +----+----+--   --+----+----+----+--   --+----+   ^
+ *          | L0 | L1 |  ...  | L7 | L0 | L1 |  ...  | L7 |   |
+ *          +----+----+--   --+----+----+----+--   --+----+   | 16 rows:
+ *          | L8 | L9 |  ...  |L15 | L8 | L9 |  ...  |L15 |   | 4 lanes x 4
+ *          |  ...                 |  ...                 |   |
+ *          |L24 |L25 |  ...  |L31 |L24 |L25 |  ...  |L31 |   v
+ *          +----+----+--   --+----+----+----+--   --+----+
+ *          | L0 | L1 |  ...  | L7 | L0 | L1 |  ...  | L7 |   the same lanes
+ *          |  ...                 |  ...                 |   16 rows further
+ *          |L24 |L25 |  ...  |L31 |L24 |L25 |  ...  |L31 |   down
+ *          +----+----+--   --+----+----+----+--   --+----+
+ *           each box: 4 x 4 results of one lane; lane 0 owns the four L0 boxes
+ *
+ * Per step p, lane l reads the float4 of B at column 4 (l % 8) of each sub-tile:
+ * the 8 lanes of a quarter warp read 8 consecutive float4s, 128 bytes, every
+ * bank once; and the float4 of A at row 4 (l / 8) of each sub-tile, the same
+ * for the 8 lanes of a quarter warp: a broadcast. No load conflicts.
+ *
+ * Barriers. With an 8-deep k-tile, a step of 8 x 64 FMAs per thread pays two
+ * barriers and the global loads' latency, during which the block computes
+ * nothing. WIDE_BLOCK_K = 16 halves the barriers per FMA. And the tiles are
+ * double-buffered: stage s of a_tiles and b_tiles holds the k-tile being
+ * computed on; before that math, each thread issues its global loads of the
+ * next k-tile into registers (a_next, b_next), which arrive while it does 16 x 64
+ * FMAs, and it stores them into stage s ^ 1 after the math. One __syncthreads
+ * per step then does both jobs of the tiled kernel's two barriers:
+ *   - every store into stage s ^ 1 is done before step + 1 reads it;
+ *   - every read of stage s is done before step + 1 stores into it (step + 1
+ *     stores into stage s ^ 1 ^ 1 = s).
+ * No thread writes the stage other threads read in the same step. Without the
+ * barrier a fast thread would store the following k-tile into stage s while a
+ * slow one still reads stage s for this step, and read stage s ^ 1 before the
+ * others have filled it: emucc --sanitize names that race.
+ *
+ * Shared memory: 2 stages x (16 x 128 + 16 x 128) floats x 4 B = 32 KB, under
+ * the 48 KB a block may declare statically, and two blocks fit in an SM of
+ * every GPU the course supports (64 KB on compute capability 7.5); the
+ * registers (at most 128 a thread, __launch_bounds__'s 2) allow two as well.
+ * B's tile is stored with float4s as it was read: a warp's lanes write 32
+ * consecutive float4s, no conflicts. A's is stored transposed, four words down
+ * a column per float4: a warp writes rows 0-15 of the tile at columns c and
+ * c + 4, words 128 c + row, and the two lanes of a row meet in one bank
+ * (2-way conflicts, as in the optimized kernel). That is 8 stores per 16 x 64
+ * FMAs; rows of 132 floats would shift column c + 4 by 16 banks and remove the
+ * conflicts, but take the tiles past 32 KB: a 64 KB SM would hold one block.
+ *
+ * Global loads and stores: as in the optimized kernel (load_four and
+ * store_four), float4s when VECTOR, zeros past the edges of A and B, nothing
+ * stored past the edges of C. A warp loads 16 rows x 32 bytes of A and 512
+ * consecutive bytes of a row of B (wide_tile_place_of), and stores 4 rows x
+ * 128 bytes of C. */
+/* Where a thread's float4s lie in the tiles: thread t loads row t / 2 of A's
+ * tile at columns 4 (t % 2) and 8 + 4 (t % 2), and rows t / 32 and 8 + t / 32
+ * of B's tile at column 4 (t % 32); WIDE_ROW_STEP apart along k. */
+#define WIDE_ROW_STEP (WIDE_BLOCK_K / WIDE_LOADS)
+struct wide_tile_place {
+    int a_row, a_col, b_row, b_col;
+};
+
+__device__ wide_tile_place wide_tile_place_of(int thread)
+{
+    wide_tile_place place;
+    place.a_row = thread / (WIDE_ROW_STEP / VECTOR_WIDTH);
+    place.a_col = thread % (WIDE_ROW_STEP / VECTOR_WIDTH) * VECTOR_WIDTH;
+    place.b_row = thread / (BLOCK_N / VECTOR_WIDTH);
+    place.b_col = thread % (BLOCK_N / VECTOR_WIDTH) * VECTOR_WIDTH;
+    return place;
+}
+
+/* the k-tile at tile_start from global memory into registers */
+template <bool VECTOR>
+__device__ void load_wide_tiles(const float *__restrict__ a, const float *__restrict__ b, int m,
+                                int n, int k, int block_row, int block_col, int tile_start,
+                                wide_tile_place place, float4 a_next[WIDE_LOADS],
+                                float4 b_next[WIDE_LOADS])
+{
+    for (int i = 0; i < WIDE_LOADS; i++) {
+        int p = tile_start + i * WIDE_ROW_STEP;
+        a_next[i] = load_four<VECTOR>(a, m, k, block_row + place.a_row, p + place.a_col);
+        b_next[i] = load_four<VECTOR>(b, k, n, p + place.b_row, block_col + place.b_col);
     }
+}
+
+/* and from the registers into one stage of the tiles */
+__device__ void store_wide_tiles(float (*a_tile)[BLOCK_M], float (*b_tile)[BLOCK_N],
+                                 wide_tile_place place, const float4 a_next[WIDE_LOADS],
+                                 const float4 b_next[WIDE_LOADS])
+{
+    for (int i = 0; i < WIDE_LOADS; i++) {
+        int p = i * WIDE_ROW_STEP;
+        store_down_column(&a_tile[p + place.a_col][place.a_row], BLOCK_M, a_next[i]);
+        *(float4 *)&b_tile[p + place.b_row][place.b_col] = b_next[i];
+    }
+}
+
+/* a float4 read from shared memory as 4 of a thread's values */
+__device__ void unpack_four(float4 values, float *out)
+{
+    out[0] = values.x, out[1] = values.y, out[2] = values.z, out[3] = values.w;
+}
+
+template <bool VECTOR>
+__global__ void __launch_bounds__(WARPTILED_THREADS, 2)
+    sgemm_warptiled(const float *__restrict__ a, const float *__restrict__ b,
+                    float *__restrict__ c, int m, int n, int k)
+{
+    /* two stages; A transposed: [stage][p][row]. Aligned for the float4 accesses. */
+    __shared__ __align__(16) float a_tiles[2][WIDE_BLOCK_K][BLOCK_M];
+    __shared__ __align__(16) float b_tiles[2][WIDE_BLOCK_K][BLOCK_N];
+
+    int block_row = blockIdx.y * BLOCK_M, block_col = blockIdx.x * BLOCK_N;
+    int warp = threadIdx.x / WARP_LANES, lane = threadIdx.x % WARP_LANES;
+    /* the top left corner of this thread's first 4 x 4 piece in the block tile:
+     * its warp tile's corner, plus its place in the lanes' 4 x 8 grid */
+    int thread_row = warp / (BLOCK_N / WARP_TILE_N) * WARP_TILE_M + lane / WARP_LANES_N * SUB_TILE;
+    int thread_col = warp % (BLOCK_N / WARP_TILE_N) * WARP_TILE_N + lane % WARP_LANES_N * SUB_TILE;
+
+    wide_tile_place place = wide_tile_place_of(threadIdx.x);
+    float4 a_next[WIDE_LOADS], b_next[WIDE_LOADS];
+    load_wide_tiles<VECTOR>(a, b, m, n, k, block_row, block_col, 0, place, a_next, b_next);
+    store_wide_tiles(a_tiles[0], b_tiles[0], place, a_next, b_next);
+    __syncthreads(); /* stage 0 is complete */
+
+    float accumulator[THREAD_M][THREAD_N] = {};
+    int stage = 0;
+    for (int tile_start = 0; tile_start < k; tile_start += WIDE_BLOCK_K) {
+        bool more = tile_start + WIDE_BLOCK_K < k;
+        /* issued now, used after the math: the loads' latency hides behind it */
+        if (more)
+            load_wide_tiles<VECTOR>(a, b, m, n, k, block_row, block_col,
+                                    tile_start + WIDE_BLOCK_K, place, a_next, b_next);
+
+        /* unrolled, nvcc may load step p + 1's values while step p's FMAs run (it
+         * does not unroll a body of 64 FMAs by itself; 128 registers, no spills,
+         * with this). g++, under the emulator, does not know the pragma. */
+#ifndef CUDA_EMULATION
+#pragma unroll
+#endif
+        for (int p = 0; p < WIDE_BLOCK_K; p++) {
+            /* 2 float4s of A and 2 of B: 16 values for 64 FMAs */
+            float a_column[THREAD_M], b_row[THREAD_N];
+            for (int s = 0; s < SUB_TILES_M; s++)
+                unpack_four(*(const float4 *)&a_tiles[stage][p][thread_row + s * SUB_TILE_ROWS],
+                            &a_column[s * SUB_TILE]);
+            for (int s = 0; s < SUB_TILES_N; s++)
+                unpack_four(*(const float4 *)&b_tiles[stage][p][thread_col + s * SUB_TILE_COLUMNS],
+                            &b_row[s * SUB_TILE]);
+            for (int i = 0; i < THREAD_M; i++)
+                for (int j = 0; j < THREAD_N; j++)
+                    accumulator[i][j] += a_column[i] * b_row[j];
+        }
+
+        if (more)
+            store_wide_tiles(a_tiles[stage ^ 1], b_tiles[stage ^ 1], place, a_next, b_next);
+        /* the one barrier: stage ^ 1 is complete, and nobody reads stage any more */
+        __syncthreads();
+        stage ^= 1;
+    }
+
+    /* result (i, j) lies at row i % 4 of sub-tile row i / 4, column j % 4 of sub-tile column j / 4 */
+    for (int i = 0; i < THREAD_M; i++)
+        for (int j = 0; j < THREAD_N; j += VECTOR_WIDTH)
+            store_four<VECTOR>(c, m, n,
+                               block_row + thread_row + i / SUB_TILE * SUB_TILE_ROWS + i % SUB_TILE,
+                               block_col + thread_col + j / SUB_TILE * SUB_TILE_COLUMNS,
+                               make_float4(accumulator[i][j], accumulator[i][j + 1],
+                                           accumulator[i][j + 2], accumulator[i][j + 3]));
 }
 
 /* ---- the seed problem: the column sums of A.B ------------------------------------ */
@@ -421,16 +670,42 @@ static void run_tiled(const wb_data *data)
     CUDA_CHECK_LAUNCH();
 }
 
+/* The register-tiled kernels (optimized, warptiled): one block per
+ * BLOCK_M x BLOCK_N tile of C, and their VECTOR variant, with float4 accesses,
+ * when every row of A, B and C starts 16-byte aligned. */
+static dim3 block_tile_grid(const wb_shape *s)
+{
+    return dim3(blocks_for(s->n, BLOCK_N), blocks_for(s->m, BLOCK_M));
+}
+
+static bool rows_hold_float4s(const wb_shape *s)
+{
+    return s->k % VECTOR_WIDTH == 0 && s->n % VECTOR_WIDTH == 0;
+}
+
 static void run_optimized(const wb_data *data)
 {
     const wb_shape *s = &data->shape;
-    dim3 grid(blocks_for(s->n, BLOCK_N), blocks_for(s->m, BLOCK_M));
     const float *a = (const float *)data->device[A], *b = (const float *)data->device[B];
     float *c = (float *)data->device[C];
-    if (s->k % VECTOR_WIDTH == 0 && s->n % VECTOR_WIDTH == 0)
+    dim3 grid = block_tile_grid(s);
+    if (rows_hold_float4s(s))
         sgemm_optimized<true><<<grid, OPTIMIZED_THREADS>>>(a, b, c, (int)s->m, (int)s->n, (int)s->k);
     else
         sgemm_optimized<false><<<grid, OPTIMIZED_THREADS>>>(a, b, c, (int)s->m, (int)s->n, (int)s->k);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void run_warptiled(const wb_data *data)
+{
+    const wb_shape *s = &data->shape;
+    const float *a = (const float *)data->device[A], *b = (const float *)data->device[B];
+    float *c = (float *)data->device[C];
+    dim3 grid = block_tile_grid(s);
+    if (rows_hold_float4s(s))
+        sgemm_warptiled<true><<<grid, WARPTILED_THREADS>>>(a, b, c, (int)s->m, (int)s->n, (int)s->k);
+    else
+        sgemm_warptiled<false><<<grid, WARPTILED_THREADS>>>(a, b, c, (int)s->m, (int)s->n, (int)s->k);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -695,6 +970,8 @@ static const wb_variant variants[] = {
      .scope = WB_KERNEL, .run = run_tiled},
     {.name = "optimized", .description = "128 x 128 block tiles, 8 x 8 per thread, float4 loads",
      .scope = WB_KERNEL, .run = run_optimized},
+    {.name = "warptiled", .description = "warp tiles, k-tiles of 16, two shared stages, 1 barrier",
+     .scope = WB_KERNEL, .run = run_warptiled},
     {.name = "cublas", .description = "cublasSgemm, FP32 (no TF32), row-major by transposition",
      .scope = WB_LIBRARY, .run = run_cublas, .skip_reason = cublas_skip_reason},
 };
