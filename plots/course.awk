@@ -1,13 +1,23 @@
 # plots/course.awk - one line per lesson for the course-wide chart (plots/course.gp):
-# the optimized variant's kernel row at the largest size of the latest run,
+# the lesson's last kernel row at the largest size of the latest run,
 #   lesson<TAB>speedup over the CPU<TAB>% of peak<TAB>size
 # from one results file (columns read by name). Lessons without such a row are left out.
-BEGIN { FS = ","; OFS = "\t" }
+# The last kernel of a lesson is its optimized variant, or the one its lesson.conf names
+# as COURSE_CHART_VARIANT, given as -v last="lesson04=warptiled ...".
+BEGIN {
+    FS = ","; OFS = "\t"
+    count = split(last, pairs, " ")
+    for (i = 1; i <= count; i++) {
+        split(pairs[i], pair, "=")
+        last_variant[pair[1]] = pair[2]
+    }
+}
 NR == 1 {
     for (i = 1; i <= NF; i++) column[$i] = i
     next
 }
-$column["variant"] == "optimized" && $column["scope"] == "kernel" {
+$column["scope"] == "kernel" &&
+$column["variant"] == ($column["lesson"] in last_variant ? last_variant[$column["lesson"]] : "optimized") {
     lesson = $column["lesson"]
     date = $column["date"]
     bytes = $column["bytes"] + 0

@@ -1,5 +1,5 @@
 # plots/course.gp - the whole course on one device: for each lesson, its
-# optimized kernel at the largest size measured, as a speedup over the CPU
+# last kernel (plots/course.awk) at the largest size measured, as a speedup over the CPU
 # version (top, log scale) and as a share of the device's attainable peak
 # (bottom).
 #

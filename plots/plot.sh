@@ -18,7 +18,8 @@
 #                              as a line (lessons whose rows do floating-point work)
 #   MACHINE-LESSON-roofline    GFLOP/s against FLOP per byte, under the roofs
 #   LESSON-across-machines     when two or more files have that lesson
-#   MACHINE-course             every lesson's optimized kernel at its largest
+#   MACHINE-course             every lesson's last kernel (optimized, or its
+#                              lesson.conf's COURSE_CHART_VARIANT) at its largest
 #                              size: speedup over the CPU and % of peak
 # and, for a file with lesson 07's intensity part at several sizes, prints
 # the size from which the GPU end to end beats the CPU (plots/break-even.awk).
@@ -84,6 +85,13 @@ if gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo; then
 else
     png_terminal=png
 fi
+
+# The lessons whose course-chart kernel is not optimized: "lesson04=warptiled ..."
+last_variants=$(for conf in "$plot_dir"/../lessons/[0-9][0-9]-*/lesson.conf; do
+                    variant=$(sed -n 's/^COURSE_CHART_VARIANT[[:space:]]*=[[:space:]]*//p' "$conf" 2>/dev/null)
+                    number=$(basename "$(dirname "$conf")" | cut -c 1-2)
+                    [ -z "$variant" ] || echo "lesson$number=$variant"
+                done | tr '\n' ' ')
 
 # The tables the gnuplot scripts read live in a temporary folder.
 tables=$(mktemp -d "${TMPDIR:-/tmp}/plot.XXXXXX") || exit 1
@@ -206,8 +214,8 @@ for results in "$@"; do
     # starts to beat the CPU. Text, not a chart: one size per degree says it.
     awk -f "$plot_dir/break-even.awk" "$results" | sed 's/^/  /'
 
-    # The whole course on this machine: each lesson's optimized kernel.
-    awk -f "$plot_dir/course.awk" "$results" > "$tables/$machine-course.dat" || exit 1
+    # The whole course on this machine: each lesson's last kernel.
+    awk -f "$plot_dir/course.awk" -v last="$last_variants" "$results" > "$tables/$machine-course.dat" || exit 1
     if [ -s "$tables/$machine-course.dat" ]; then
         speedup_max=$(cut -f 2 "$tables/$machine-course.dat" | sort -g | tail -n 1)
         lesson_count=$(wc -l < "$tables/$machine-course.dat")
@@ -219,10 +227,10 @@ for results in "$@"; do
         on=$(quote_safe "$(device_title "$(echo "$device" | sed -n 1p)" "$(echo "$device" | sed -n 2p)")")
         draw course "$machine-course" "datafile='$tables/$machine-course.dat';
             chart_title='the course on $on';
-            chart_subtitle='each lesson: its optimized kernel at the largest size ($lesson_count measured)';
+            chart_subtitle='each lesson: its last kernel at the largest size ($lesson_count measured)';
             speedup_max=$speedup_max"
     else
-        skip "$machine-course" "no optimized kernel rows"
+        skip "$machine-course" "no rows of the lessons' last kernels"
     fi
 done
 

@@ -222,6 +222,27 @@ is_png() {
     grep -q '32.7x' "$out/course-course.svg"
 }
 
+@test "the course chart takes a lesson's COURSE_CHART_VARIANT as its last kernel, and optimized elsewhere" {
+    results="$BATS_TEST_TMPDIR/course.csv"
+    head -n 1 "$fixtures/test-gpu-a.csv" > "$results"
+    local row
+    row=$(grep '^lesson01,optimized,kernel,1000000,' "$fixtures/test-gpu-a.csv")
+    # lesson 04's optimized and warptiled rows, with speedups of their own
+    echo "$row" >> "$results"
+    echo "$row" | sed 's/^lesson01,optimized,/lesson04,optimized,/; s/,32.727,PASS,/,20.5,PASS,/' >> "$results"
+    echo "$row" | sed 's/^lesson01,optimized,/lesson04,warptiled,/; s/,32.727,PASS,/,24.25,PASS,/' >> "$results"
+    run awk -f plots/course.awk -v last="lesson04=warptiled" "$results"
+    assert_success
+    assert_output "$(printf 'lesson01\t32.727\t65.45\t1000000\nlesson04\t24.25\t65.45\t1000000')"
+    # and lesson 04's lesson.conf is what plot.sh reads
+    grep -qx 'COURSE_CHART_VARIANT = warptiled' lessons/04-sgemm/lesson.conf
+    needs_gnuplot
+    run sh plots/plot.sh "$out" "$results"
+    assert_success
+    grep -q '24.2x\|24.3x' "$out/course-course.svg" || fail "lesson 04's bar is not warptiled's: $(grep -o '[0-9.]*x' "$out/course-course.svg" | sort -u | tr '\n' ' ')"
+    ! grep -q '20.5x' "$out/course-course.svg" || fail "the chart shows lesson 04's optimized row"
+}
+
 @test "the course chart of emulated results says so in its title" {
     needs_gnuplot
     run sh plots/plot.sh "$out" "$fixtures/test-emulation.csv"
