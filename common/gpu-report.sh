@@ -20,10 +20,11 @@
 #   4 bench     every lesson over its lesson.conf sweep (common/bench.sh)
 #   5 targets   each TARGET of each lesson.conf: its runs, judged by
 #               common/gpu-judge.awk (under the emulator: shown, not judged)
-#   6 ncu       Nsight Compute's short metric set for each lesson's naive and
-#               optimized kernels at its NCU_ARGS, or "ncu not found: skipped"
+#   6 ncu       Nsight Compute's short metric set for the kernels of each lesson's
+#               NCU_ARGS run (naive and optimized, as a rule), or "ncu not found: skipped"
 #   7 charts    make plots' charts of the results, into the folder
-#   8 summary   the commit, the machine, summary.md
+#   8 summary   summary.md in full (it is rewritten after every step, marked
+#               unfinished: a run stopped by a time limit leaves what it had done)
 # The folder: plots/reference/<gpu-slug>/ on a GPU (the name make bench gives
 # its results file), plots/results/cpu-emulation/ without one.
 #
@@ -126,11 +127,14 @@ step() {
     [ $result = skipped ] && result="skipped ($(tail -n 1 "$folder/logs/$2.log"))"
     printf 'step %s %s: %ss %s\n' "$1" "$2" "$((SECONDS - started))" "$result" | tee -a "$work/steps"
     [ "$result" = FAILED ] && tail -n 8 "$folder/logs/$2.log" | sed 's/^/    /'
+    # the summary so far: what a run stopped by a time limit leaves behind
+    write_summary "$1"
     return 0
 }
 failed_steps=""
 skipped_step() {   # skipped_step NUMBER NAME WHY
     printf 'step %s %s: skipped (%s)\n' "$1" "$2" "$3" | tee -a "$work/steps"
+    write_summary "$1"
 }
 
 # ---- 1. build ----------------------------------------------------------------
@@ -408,12 +412,18 @@ describe_machine() {
     } > "$folder/machine.txt"
 }
 
+# write_summary [STEP]: summary.md; with STEP, as the run stands after that step.
 write_summary() {
     local title="$device"
     [ $on_gpu = no ] && title="CPU emulation (no GPU): not GPU results"
     {
         echo "# make gpu-report: $title"
         echo
+        if [ -n "${1:-}" ]; then
+            echo "**Unfinished:** written after step $1 of 8. A report that stops here was cut short (a time"
+            echo "limit?): the steps below are those that ended."
+            echo
+        fi
         sed 's/^/    /' "$folder/commit.txt" "$folder/machine.txt"
         echo
         if [ "$quick" = 1 ]; then
@@ -464,6 +474,7 @@ problems() {
 
 # ---- the run -------------------------------------------------------------------
 
+describe_machine
 step 1 build build_all
 step 2 tests run_tests
 step 3 sanitize sanitize_all
@@ -472,7 +483,6 @@ step 5 targets judge_targets
 if [ "$quick" = 1 ]; then skipped_step 6 ncu GPU_REPORT_QUICK; else step 6 ncu profile_all; fi
 if [ "$quick" = 1 ]; then skipped_step 7 charts GPU_REPORT_QUICK; else step 7 charts draw_charts; fi
 started=$SECONDS
-describe_machine
 echo "step 8 summary: $((SECONDS - started))s ok" >> "$work/steps"
 write_summary
 echo "step 8 summary: $((SECONDS - started))s ok"

@@ -151,6 +151,8 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     [ "$(grep -c '^| lesson[0-9]' "$summary")" -eq 1 ]
     grep -Eq '^\| lesson01 \| optimized kernel at 90% of the device-copy row \| [0-9.]+% \(CPU emulation\) \| >= 90% \| not judged: CPU emulation of lesson01 -n 1M --only optimized,device-copy \|$' "$summary"
     sed -n '/^## Problems/,$p' "$summary" | grep -qx none
+    # a run that ended is not marked unfinished
+    ! grep -q 'Unfinished' "$summary"
 }
 
 @test "a target that cannot be met shows missed, with the others met, a failing test is named, make gpu-report fails; ncu's metrics are collected" {
@@ -199,6 +201,27 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     grep -qx 'GPU_REPORT_QUICK=1: steps 1, 2, 3 and the targets only.' "$folder/summary.md"
     [ ! -e "$folder/cpu-emulation.csv" ]
     [ -s "$folder/targets.csv" ]
+}
+
+@test "a report stopped before its end, as by a time limit, leaves summary.md with the steps that ended" {
+    folder="$BATS_TEST_TMPDIR/report"
+    # make, until step 3's build of the sanitizer's programs: there the report is killed
+    cat > "$BATS_TEST_TMPDIR/make" <<'STAND_IN'
+#!/bin/sh
+case " $* " in *" SANITIZE=1 "*) kill -KILL "$PPID"; exit 1 ;; esac
+exec make "$@"
+STAND_IN
+    chmod +x "$BATS_TEST_TMPDIR/make"
+    run env MAKE="$BATS_TEST_TMPDIR/make" LESSONS=lesson01 GPU_REPORT_DIR="$folder" \
+        GPU_REPORT_BATS="$(quick_suite)" bash common/gpu-report.sh
+    assert_equal "$status" 137
+    summary="$folder/summary.md"
+    grep -qx '\*\*Unfinished:\*\* written after step 2 of 8. A report that stops here was cut short (a time' "$summary"
+    grep -Eq '^    step 1 build: [0-9]+s ok$' "$summary"
+    grep -Eq '^    step 2 tests: [0-9]+s ok$' "$summary"
+    ! grep -q 'step 3' "$summary"
+    grep -q "^commit: $(git rev-parse HEAD)" "$folder/commit.txt"
+    [ -s "$folder/tests.tap" ]
 }
 
 @test "gpu-report.sh refuses a folder that holds something other than a report" {
