@@ -163,6 +163,35 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order coalesced_groups
 }
 
+@test "a shuffle that reads a lane outside its mask gets NaN under CUDA_EMU_POISON, and a failing program names it" {
+    # lane 0's tree sum never uses what lanes 8 to 15 read from outside the mask: quiet
+    run_in_every_order shuffle_outside_mask
+    CUDA_EMU_POISON=1 run --separate-stderr "$BIN/shuffle_outside_mask" --print-undefined
+    assert_success
+    assert_line --regexp "^lane 8 got -?nan$"
+    assert_equal "$stderr" ""
+    # a program that uses those values fails, and the emulator says which shuffles read them
+    local step tree
+    step=$(grep -n "one_step\[lane\] = v + __shfl_down_sync" tests/emu/shuffle_outside_mask.cu | cut -d: -f1)
+    tree=$(grep -n "v += __shfl_down_sync" tests/emu/shuffle_outside_mask.cu | cut -d: -f1)
+    for order in forward reverse random:12345; do
+        CUDA_EMU_ORDER=$order CUDA_EMU_POISON=1 run --separate-stderr "$BIN/shuffle_outside_mask" --use-undefined
+        assert_failure 1
+        assert_output --regexp "^FAIL shuffle_outside_mask: lane 8's step gave -?nan, expected 9$"
+        [[ "$stderr" == *"cuda-emu: this program failed, and read values CUDA leaves undefined: shuffles read lanes outside their masks (here all one bits: NaN as a float, -1 as an int):"* ]] ||
+            fail "no report of the shuffles: $stderr"
+        [ "$(grep -c 'not in the mask' <<<"$stderr")" -eq 2 ] || fail "not one line per shuffle: $stderr"
+        [[ "$stderr" == *"cuda-emu:   __shfl_down_sync at tests/emu/shuffle_outside_mask.cu:$step in kernel half_warp_sums, block (0,0,0): lane 8 of warp 0 reads lane 16, not in the mask 0x0000ffff"* ]] ||
+            fail "the single step's shuffle is not named: $stderr"
+        [[ "$stderr" == *"shuffle_outside_mask.cu:$tree in kernel half_warp_sums"* ]] || fail "the tree's shuffle is not named: $stderr"
+    done
+    # without poisoned memory the lane keeps its own value
+    run --separate-stderr "$BIN/shuffle_outside_mask" --use-undefined
+    assert_failure 1
+    assert_output "FAIL shuffle_outside_mask: lane 8's step gave 18, expected 9"
+    [[ "$stderr" == *"(here the lane's own value)"* ]] || fail "$stderr"
+}
+
 @test "__reduce_*_sync over a whole warp, a warp cut short and a mask a ballot made before a branch" {
     run_in_every_order warp_reduce_sync
 }

@@ -437,6 +437,45 @@ __attribute__((noinline)) void release_block_barrier(Block* b) {
 
 // ---- Warp operations ----------------------------------------------------------------------------
 
+// A shuffle that reads a lane outside its mask gets a value CUDA leaves undefined (a GPU gives
+// whatever that lane's register holds); with CUDA_EMU_POISON the emulator gives all one bits (a
+// float's NaN, an int's -1), so that a use shows in the results. That is harmless when nothing
+// uses what those lanes got (a tree that reads past the lanes it needs, a guarded use), so the
+// places are only named, once each, when the program ends with a failure: they may be why.
+struct ShuffleOutsideMask {
+    const char* file;
+    int line;
+    char text[400];
+};
+std::mutex shuffle_notes_lock;
+std::vector<ShuffleOutsideMask> shuffle_notes;
+
+void print_shuffle_notes(int status, void*) {
+    if (status == 0 || shuffle_notes.empty()) return;
+    report("this program failed, and read values CUDA leaves undefined: shuffles read lanes "
+           "outside their masks (%s):", settings().poison ? "here all one bits: NaN as a float, -1 "
+                                                            "as an int" : "here the lane's own value");
+    for (const ShuffleOutsideMask& note : shuffle_notes) report("  %s", note.text);
+    report("name every lane a shuffle reads in its mask, give it a width that keeps it inside its "
+           "segment, or leave out what those lanes got");
+}
+
+void note_shuffle_outside_mask(const Block* b, int warp, int lane, int source, uint32_t group) {
+    const GpuThread& self = b->threads[warp * 32 + lane];
+    std::lock_guard<std::mutex> hold(shuffle_notes_lock);
+    for (const ShuffleOutsideMask& note : shuffle_notes)
+        if (note.line == self.line && strcmp(note.file, self.file) == 0) return;
+    if (shuffle_notes.empty()) on_exit(print_shuffle_notes, nullptr);
+    ShuffleOutsideMask note{self.file, self.line, {}};
+    char block_text[48];
+    format_index(block_text, sizeof block_text, blockIdx);
+    snprintf(note.text, sizeof note.text,
+             "%s at %s:%d in kernel %s, block %s: lane %d of warp %d reads lane %d, not in the "
+             "mask 0x%08x", op_name(self), self.file, self.line, b->kernel, block_text, lane, warp,
+             source, group);
+    shuffle_notes.push_back(note);
+}
+
 uint64_t lane_result(const Block* b, int warp, uint32_t group, int lane) {
     const GpuThread& self = b->threads[warp * 32 + lane];
     int width = self.width;
@@ -454,8 +493,10 @@ uint64_t lane_result(const Block* b, int warp, uint32_t group, int lane) {
         default: break;
     }
     if (self.op >= WARP_SHFL && self.op <= WARP_SHFL_XOR) {
-        // A lane outside the group did not offer a value; CUDA leaves the result undefined.
-        return (group >> source) & 1 ? b->threads[warp * 32 + source].value : self.value;
+        if ((group >> source) & 1) return b->threads[warp * 32 + source].value;
+        // A lane outside the group offered no value; CUDA leaves the result undefined.
+        note_shuffle_outside_mask(b, warp, lane, source, group);
+        return settings().poison ? ~0ull : self.value;
     }
     uint64_t ballot = 0, same = 0;  // same: the lanes whose value equals this lane's
     int64_t sum = 0, low = INT64_MAX, high = INT64_MIN;
