@@ -71,6 +71,22 @@ setup() {
     [ "$count" -ge 4 ]
 }
 
+@test "every lesson builds with clang++ as the emulator's host compiler and passes at its contract size" {
+    command -v clang++ >/dev/null || skip "clang++ is not installed"
+    local build="$BATS_TEST_TMPDIR/clang" targets=() lesson
+    for lesson in $(lesson_programs); do targets+=("$build/$lesson"); done
+    # into a folder of its own: the g++ build in build/emu stays as it is
+    CXX=clang++ run make --no-print-directory -j2 BACKEND=emu BUILD="$build" "${targets[@]}"
+    assert_success
+    ! grep -q 'warning:' <<<"$output" || fail "clang++ warns: $(grep 'warning:' <<<"$output" | head -n 5)"
+    readelf -p .comment "$build/lesson01" | grep -q 'clang version' || fail "lesson01 was not compiled by clang++"
+    for lesson in $(lesson_programs); do
+        run "$build/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --quiet-warnings
+        assert_success
+        assert_line --regexp "^all [0-9]+ checks passed against the CPU reference: "
+    done
+}
+
 @test "make exercise01 checks the student's file and fails while it is not implemented" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build"
     run make --no-print-directory BACKEND=emu exercise01
