@@ -79,7 +79,11 @@ else
   # emucc links the emulator's runtime into every program: relink when it changes
   LINK_DEPENDENCIES := $(EMUCC) $(wildcard common/emu/runtime/* common/emu/include/*.h common/emu/include/*/*.h)
 endif
-ALL_FLAGS = $(NVCCFLAGS) $(ARCH_FLAGS) $(HOST_FLAGS) -Icommon
+ALL_FLAGS = $(NVCCFLAGS) $(ARCH_FLAGS) $(HOST_FLAGS) -Icommon $(if $(filter cuda,$(BACKEND)),$(TOOLKIT_HEADERS))
+# nvcc hands the host compiler the toolkit's headers with -I; named with -isystem as
+# well they are system headers, of which clang's -Wall says nothing (cuda_fp16.hpp,
+# which nccl.h includes, has dozens of unused functions)
+TOOLKIT_HEADERS = $(if $(NVCC_HOME),-isystem $(NVCC_HOME)/include)
 
 # ---- MPI and NCCL, for the lessons whose lesson.conf asks for them -----------
 
@@ -236,7 +240,7 @@ nvcc-check: $(patsubst %.cu,$(NVCC_CHECK)/%.o,$(filter-out $(NVCC_CHECK_SKIP),$(
 
 $(NVCC_CHECK)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -arch=sm_$(CUDA_ARCH) $(HOST_FLAGS) -Icommon $(LESSON_INCLUDE) $(LESSON_FLAGS) -MMD -MP -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -arch=sm_$(CUDA_ARCH) $(HOST_FLAGS) -Icommon $(TOOLKIT_HEADERS) $(LESSON_INCLUDE) $(LESSON_FLAGS) -MMD -MP -c $< -o $@
 
 # A worked solution includes its lesson's headers as the exercise beside them
 # does (#include "luma.h"): from the lesson's folder.

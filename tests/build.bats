@@ -87,6 +87,24 @@ setup() {
     done
 }
 
+@test "with clang as nvcc's host compiler (CC=clang) every lesson builds without a warning" {
+    command -v clang >/dev/null || skip "clang is not installed"
+    command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "nvcc is not installed"
+    local build="$BATS_TEST_TMPDIR/cuda-clang" targets=() lesson
+    for lesson in $(lesson_programs); do targets+=("$build/$lesson"); done
+    run make --no-print-directory -j2 BACKEND=cuda CC=clang BUILD="$build" "${targets[@]}"
+    assert_success
+    assert_output --partial " -ccbin clang "
+    ! grep -q 'warning' <<<"$output" || fail "warnings: $(grep 'warning' <<<"$output" | head -n 5)"
+    # and on a GPU they run
+    use_gpu_build
+    [ "$BUILD" = "$CUDA_BUILD" ] || return 0
+    for lesson in $(lesson_programs); do
+        run "$build/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --quiet-warnings
+        assert_success
+    done
+}
+
 @test "make exercise01 checks the student's file and fails while it is not implemented" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build"
     run make --no-print-directory BACKEND=emu exercise01

@@ -117,7 +117,7 @@ static void laplacian_cpu(const float *field, float *laplacian, int width, int h
 /* The index of the cell at (row, col), moved onto the field if it lies off
  * it: a missing neighbour becomes the nearest cell on the border, which for
  * the one-cell halo is the centre itself, as the edge rule wants. */
-__device__ static inline long long clamped_index(int row, int col, int width, int height)
+__device__ inline long long clamped_index(int row, int col, int width, int height)
 {
     row = min(max(row, 0), height - 1);
     col = min(max(col, 0), width - 1);

@@ -30,7 +30,7 @@
 #define TILE_ROWS 8
 #define COEFF 0.25f /* the lesson's diffusion coefficient */
 
-__device__ static inline long long clamped_index(int row, int col, int width, int height)
+__device__ inline long long clamped_index(int row, int col, int width, int height)
 {
     row = min(max(row, 0), height - 1);
     col = min(max(col, 0), width - 1);
