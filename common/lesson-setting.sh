@@ -1,5 +1,6 @@
-# common/lesson-setting.sh - sourced by the scripts beside it that read a lesson's
-# lesson.conf (bench, sanitize, profile, gpu-report), run from the top of the repository.
+# common/lesson-setting.sh - sourced by the scripts that read a lesson's lesson.conf
+# (bench, sanitize, profile and gpu-report beside it, plots/plot.sh), run from the top
+# of the repository.
 
 # lesson_setting lesson01 KEY: the value of "KEY = value" in its lesson.conf;
 # nothing for a program that is not a lesson

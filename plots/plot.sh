@@ -87,10 +87,11 @@ else
 fi
 
 # The lessons whose course-chart kernel is not optimized: "lesson04=warptiled ..."
-last_variants=$(for conf in "$plot_dir"/../lessons/[0-9][0-9]-*/lesson.conf; do
-                    variant=$(sed -n 's/^COURSE_CHART_VARIANT[[:space:]]*=[[:space:]]*//p' "$conf" 2>/dev/null)
-                    number=$(basename "$(dirname "$conf")" | cut -c 1-2)
-                    [ -z "$variant" ] || echo "lesson$number=$variant"
+last_variants=$(cd "$plot_dir/.." && . common/lesson-setting.sh &&
+                for dir in lessons/[0-9][0-9]-*; do
+                    lesson=lesson$(basename "$dir" | cut -c 1-2)
+                    variant=$(lesson_setting "$lesson" COURSE_CHART_VARIANT)
+                    [ -z "$variant" ] || echo "$lesson=$variant"
                 done | tr '\n' ' ')
 
 # The tables the gnuplot scripts read live in a temporary folder.
