@@ -107,10 +107,19 @@ NCCL_FOUND := $(and $(NCCL_HEADER),$(NCCL_LIBRARY))
 # nvcc takes -I, -D, -L and -l itself; the rest (-pthread, -Wl,...) is for the host compiler
 nvcc_form = $(foreach flag,$(1),$(if $(filter -I% -D% -L% -l%,$(flag)),$(flag),$(if $(filter -Wl$(comma)%,$(flag)),-Xlinker $(patsubst -Wl$(comma)%,%,$(flag)),-Xcompiler $(flag))))
 compiler_form = $(if $(filter cuda,$(BACKEND)),$(call nvcc_form,$(1)),$(1))
+# LIBS = -lstb: the lesson reads and writes images with stb_image (lessons 02
+# and 08), from Debian's libstb-dev. Looked for where the compilers look, CPATH
+# too, so a copy in a folder of one's own works (CPATH=DIR/include
+# LIBRARY_PATH=DIR/lib) where nothing can be installed.
+STB_INCLUDE_DIRS ?= $(subst :, ,$(CPATH) $(C_INCLUDE_PATH) $(CPLUS_INCLUDE_PATH)) /usr/local/include /usr/include
+STB_HEADER := $(firstword $(wildcard $(addsuffix /stb/stb_image.h,$(STB_INCLUDE_DIRS))))
+STB_INSTALL := sudo apt-get install libstb-dev
 # $(call asks_for,DIR,MPI): DIR when its lesson.conf says MPI = yes (the lists are below)
 asks_for = $(filter $(1),$(LESSONS_ASKING_$(2)))
 # $(call missing,DIR): what DIR's lesson needs that this machine lacks, and how to get it
-missing = $(if $(and $(call asks_for,$(1),MPI),$(if $(MPI_LINK_FLAGS),,no)),MPI$(comma) which is not installed (no $(MPICXX)): $(MPI_INSTALL))
+missing = $(strip \
+  $(if $(and $(call asks_for,$(1),MPI),$(if $(MPI_LINK_FLAGS),,no)),MPI$(comma) which is not installed (no $(MPICXX)): $(MPI_INSTALL)) \
+  $(if $(and $(call asks_for,$(1),STB),$(if $(STB_HEADER),,no)),stb_image$(comma) which is not installed (no stb/stb_image.h): $(STB_INSTALL)))
 # what a lesson's files compile with besides ALL_FLAGS, for BACKEND and for nvcc
 lesson_flags = $(if $(call asks_for,$(1),MPI),$(call compiler_form,$(MPI_COMPILE_FLAGS))) \
                $(if $(and $(filter cuda,$(BACKEND)),$(call asks_for,$(1),NCCL),$(NCCL_FOUND)),-DHAVE_NCCL)
@@ -132,7 +141,8 @@ lesson_libraries = $(call setting,$(1),LIBS) $(if $(filter cuda,$(BACKEND)),$(ca
 LESSONS := $(foreach dir,$(LESSON_DIRS),lesson$(call lesson_number,$(dir)))
 LESSONS_ASKING_MPI := $(foreach dir,$(LESSON_DIRS),$(if $(filter yes,$(call setting,$(dir),MPI)),$(dir)))
 LESSONS_ASKING_NCCL := $(foreach dir,$(LESSON_DIRS),$(if $(filter yes,$(call setting,$(dir),NCCL)),$(dir)))
-# the lessons this machine can build: all but those that need what it lacks (MPI)
+LESSONS_ASKING_STB := $(foreach dir,$(LESSON_DIRS),$(if $(filter -lstb,$(call setting,$(dir),LIBS)),$(dir)))
+# the lessons this machine can build: all but those that need what it lacks (MPI, stb)
 BUILDABLE_DIRS := $(foreach dir,$(LESSON_DIRS),$(if $(call missing,$(dir)),,$(dir)))
 UNBUILDABLE_DIRS := $(filter-out $(BUILDABLE_DIRS),$(LESSON_DIRS))
 BUILDABLE_LESSONS := $(foreach dir,$(BUILDABLE_DIRS),lesson$(call lesson_number,$(dir)))

@@ -158,6 +158,23 @@ setup() {
     refute_output --partial "09-multi-gpu/"
 }
 
+@test "without stb_image, make lesson02 and exercise08 say what to install, and the other lessons build" {
+    run make --no-print-directory BACKEND=emu STB_INCLUDE_DIRS=/nonexistent lesson02
+    assert_failure
+    assert_line --index 0 "make: lesson02 needs stb_image, which is not installed (no stb/stb_image.h): sudo apt-get install libstb-dev"
+    assert_equal "${#lines[@]}" 2
+    run make --no-print-directory BACKEND=emu STB_INCLUDE_DIRS=/nonexistent exercise08
+    assert_failure
+    assert_line --index 0 "make: exercise08 needs stb_image, which is not installed (no stb/stb_image.h): sudo apt-get install libstb-dev"
+    run make --no-print-directory -n BACKEND=emu STB_INCLUDE_DIRS=/nonexistent all test-programs nvcc-check
+    assert_success
+    assert_output --partial "lesson02 not built: it needs stb_image"
+    assert_output --partial "lesson08 not built: it needs stb_image"
+    refute_output --partial "02-grayscale/"
+    refute_output --partial "08-sobel/"
+    assert_output --partial "lessons/03-diffusion/diffusion.cu"
+}
+
 @test "make lesson09 compiles and links with MPI's flags, and nvcc with NCCL's where it is found" {
     command -v mpicxx >/dev/null || skip "MPI is not installed"
     run make --no-print-directory -B -n BACKEND=emu lesson09
