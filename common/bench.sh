@@ -90,7 +90,10 @@ columns=""
 run_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+# Ctrl-C or a time limit stops the run (a trapped signal alone would clean up and go on)
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 : > "$work/rows"            # every row of this run, without the date
 failed=0                    # 1: some check failed or some program broke
 
@@ -98,6 +101,43 @@ echo "$program: backend $BACKEND, programs in $BUILD, ${repetition_options:-defa
 if [ "$BACKEND" = emu ]; then
     echo "$program: CPU emulation: the GPU variants run on the CPU; their times are not GPU times"
 fi
+
+# ---- the results file -------------------------------------------------------
+
+# column NAME FILE: the value of that column in FILE's first row
+column() {
+    { echo "$columns"; head -n 1 "$2"; } |
+        awk -F , -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+                               { print $c }'
+}
+results_file=""
+
+# record ROWS: appends a run's rows, dated, to this machine's results file as
+# soon as the run ends, so a sweep stopped halfway (a time limit, Ctrl-C)
+# keeps what it measured. The first rows name the file after their device.
+record() {
+    [ -s "$1" ] || return 0
+    if [ -z "$results_file" ]; then
+        if [ "$(column backend "$1")" = emu ]; then
+            slug=cpu-emulation
+        elif [ "$(column device "$1")" = none ]; then
+            slug=no-gpu
+        else
+            # "NVIDIA H100 80GB HBM3" -> nvidia-h100-80gb-hbm3
+            slug=$(column device "$1" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9' '-' |
+                   sed 's/--*/-/g; s/^-//; s/-$//')
+        fi
+        mkdir -p "$results_dir" || exit 1
+        results_file="$results_dir/$slug.csv"
+        if [ ! -s "$results_file" ]; then
+            echo "$columns,date" > "$results_file"
+        elif [ "$(head -n 1 "$results_file")" != "$columns,date" ]; then
+            echo "$program: $results_file has another header; move it aside and run again" >&2
+            exit 1
+        fi
+    fi
+    sed "s/\$/,$run_date/" "$1" >> "$results_file"
+}
 
 # ---- run every lesson at every size -----------------------------------------
 
@@ -124,7 +164,9 @@ for lesson in "$@"; do
             status=$?
             [ -n "$columns" ] || columns=$(head -n 1 "$work/out" | grep '^lesson,')
             if [ -n "$columns" ] && [ "$(head -n 1 "$work/out")" = "$columns" ]; then
-                tail -n +2 "$work/out" >> "$work/$lesson.rows"
+                tail -n +2 "$work/out" > "$work/run.rows"
+                cat "$work/run.rows" >> "$work/$lesson.rows"
+                record "$work/run.rows"
                 row_count=$(($(wc -l < "$work/out") - 1))
             else
                 row_count=0
@@ -155,37 +197,12 @@ if [ ! -s "$work/rows" ]; then
     exit 1
 fi
 
-# ---- append to this machine's results file ----------------------------------
+# ---- check the results file ------------------------------------------------
 
-# column NAME: the value of that column in the run's first row
-column() {
-    { echo "$columns"; head -n 1 "$work/rows"; } |
-        awk -F , -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-                               { print $c }'
-}
-device=$(column device)
-backend=$(column backend)
-driver=$(column driver)
-runtime=$(column runtime)
-if [ "$backend" = emu ]; then
-    slug=cpu-emulation
-elif [ "$device" = none ]; then
-    slug=no-gpu
-else
-    # "NVIDIA H100 80GB HBM3" -> nvidia-h100-80gb-hbm3
-    slug=$(printf '%s' "$device" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9' '-' |
-           sed 's/--*/-/g; s/^-//; s/-$//')
-fi
-mkdir -p "$results_dir" || exit 1
-results_file="$results_dir/$slug.csv"
-
-if [ ! -s "$results_file" ]; then
-    echo "$columns,date" > "$results_file"
-elif [ "$(head -n 1 "$results_file")" != "$columns,date" ]; then
-    echo "$program: $results_file has another header; move it aside and run again" >&2
-    exit 1
-fi
-sed "s/\$/,$run_date/" "$work/rows" >> "$results_file"
+device=$(column device "$work/rows")
+backend=$(column backend "$work/rows")
+driver=$(column driver "$work/rows")
+runtime=$(column runtime "$work/rows")
 # The same check make plots does, so a malformed row shows up now, not later.
 if ! awk -f "$(dirname "$0")/../plots/validate.awk" "$results_file"; then
     echo "$program: $results_file is now malformed (see above): a program printed a bad row" >&2

@@ -107,7 +107,10 @@ if [ -d "$folder" ] && [ -n "$(ls -A "$folder")" ] && [ ! -e "$folder/summary.md
 fi
 rm -rf "$folder" && mkdir -p "$folder/logs" || exit 1
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-report.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+# Ctrl-C or a time limit stops the run (a trapped signal alone would clean up and go on)
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 : > "$work/steps"
 echo "$program: $device, backend $BACKEND, lessons: $lessons"
 echo "$program: writing $folder/"

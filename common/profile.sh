@@ -151,7 +151,10 @@ ncu_table() {
 # runs as root): lesson 09's PROFILE_LAUNCH, here only.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 output=$(mktemp "${TMPDIR:-/tmp}/profile.XXXXXX") || exit 1
-trap 'rm -f "$output"' EXIT INT TERM
+# Ctrl-C or a time limit stops the run (a trapped signal alone would clean up and go on)
+trap 'rm -f "$output"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 failed=0
 if [ "$tool" = emu ]; then
     echo "$program: emucc --profile, programs in $build (CPU emulation: counts, not timings)"

@@ -33,7 +33,10 @@ esac
 . "$(dirname "$0")/lesson-setting.sh"
 
 output=$(mktemp "${TMPDIR:-/tmp}/sanitize.XXXXXX") || exit 1
-trap 'rm -f "$output"' EXIT INT TERM
+# Ctrl-C or a time limit stops the run (a trapped signal alone would clean up and go on)
+trap 'rm -f "$output"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 failed=0
 echo "$program: $tool checks, programs in $build"
 for name in "$@"; do

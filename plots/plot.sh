@@ -96,7 +96,10 @@ last_variants=$(cd "$plot_dir/.." && . common/lesson-setting.sh &&
 
 # The tables the gnuplot scripts read live in a temporary folder.
 tables=$(mktemp -d "${TMPDIR:-/tmp}/plot.XXXXXX") || exit 1
-trap 'rm -rf "$tables"' EXIT INT TERM
+# Ctrl-C or a time limit stops the run (a trapped signal alone would clean up and go on)
+trap 'rm -rf "$tables"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # ---- 2. draw ---------------------------------------------------------------
 

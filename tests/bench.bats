@@ -153,6 +153,21 @@ cpu/host/4099"
     assert_output --partial "FAIL: naive kernel n=1000"
 }
 
+@test "a sweep stopped halfway keeps the rows of the runs that ended" {
+    fake_build
+    FAKE_STOP_AT=3000 BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" BENCH_SIZES="1k 2k 3k 4k" \
+        BENCH_RESULTS_DIR="$results" run sh common/bench.sh lesson01
+    assert_failure
+    assert_output --partial "lesson01 n=2k: ok, 2 rows"
+    refute_output --partial "n=3k"
+    run cut -d , -f 2,4 "$results/cpu-emulation.csv"
+    assert_output "variant,size
+cpu,1000
+naive,1000
+cpu,2000
+naive,2000"
+}
+
 @test "a program that breaks in another way makes bench.sh fail" {
     fake_build
     FAKE_EXIT=2 BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" BENCH_SIZES="1k" \
