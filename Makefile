@@ -352,8 +352,8 @@ help:
 	@echo "                 and plots/results/*.csv, draw charts into plots/out/,"
 	@echo "                 heat maps of the fields lesson03 --output wrote under plots/results/"
 	@echo "                 and lesson09's model of its scaling"
-	@echo "  gpu-report     the whole course on this machine in one run: build, tests, sanitizers, bench,"
-	@echo "                 each lesson's targets judged, ncu metrics, charts; one folder to send back,"
+	@echo "  gpu-report     the whole course on this machine in one run: build, tests, sanitizers, each"
+	@echo "                 lesson's targets judged, bench, ncu metrics, charts; one folder to send back,"
 	@echo "                 plots/reference/<gpu>/summary.md (without a GPU: plots/results/cpu-emulation/);"
 	@echo "                 GPU_REPORT_QUICK=1: build, tests, sanitizers and targets only"
 	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
@@ -402,12 +402,15 @@ bench: all
 	$(EMUCC) -O2 -o build/emu-bench common/emu/bench.cu
 	./build/emu-bench
 
-# make gpu-report: build, tests, sanitizers, bench, each lesson.conf's TARGET
-# judged, ncu's metrics and the charts, into plots/reference/<gpu-slug>/ on a
-# GPU, plots/results/cpu-emulation/ without one (common/gpu-report.sh).
+# make gpu-report: build, tests, sanitizers, each lesson.conf's TARGET judged,
+# bench, ncu's metrics and the charts, into plots/reference/<gpu-slug>/ on a
+# GPU, plots/results/cpu-emulation/ without one (common/gpu-report.sh); the
+# lessons this machine cannot build are named to it, as problems.
 gpu-report:
 	@BACKEND=$(BACKEND) CUDA_ARCH=$(CUDA_ARCH) GPU_COUNT=$(GPU_COUNT) NVCC="$(NVCC)" MAKE="$(MAKE)" \
-	  LESSONS="$(BUILDABLE_LESSONS)" bash common/gpu-report.sh
+	  LESSONS="$(BUILDABLE_LESSONS)" \
+	  GPU_REPORT_NOT_BUILT="$(foreach dir,$(UNBUILDABLE_DIRS),lesson$(call lesson_number,$(dir)): it needs $(call missing,$(dir));)" \
+	  bash common/gpu-report.sh
 
 # make plots: charts from the committed reference results (plots/reference/)
 # and this machine's (plots/results/, from make bench) into plots/out/.

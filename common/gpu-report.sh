@@ -4,7 +4,7 @@
 #
 #   make gpu-report                     the usual way; the Makefile passes what it
 #                                       resolved (BACKEND, CUDA_ARCH, GPU_COUNT, ...)
-#   make gpu-report GPU_REPORT_QUICK=1  steps 1, 2, 3 and the targets only
+#   make gpu-report GPU_REPORT_QUICK=1  steps 1 to 4 only
 #
 # The steps, each timed ("step 4 bench: 27s ok"); a step that fails does not
 # stop the others:
@@ -17,21 +17,30 @@
 #               the emulator a quick subset (GPU_REPORT_BATS), said so in the summary
 #   3 sanitize  every lesson under compute-sanitizer's memcheck, racecheck,
 #               initcheck and synccheck, or the emulator's --sanitize checks
-#   4 bench     every lesson over its lesson.conf sweep (common/bench.sh)
-#   5 targets   each TARGET of each lesson.conf: its runs, judged by
+#   4 targets   each TARGET of each lesson.conf: its runs, judged by
 #               common/gpu-judge.awk (under the emulator: shown, not judged)
+#   5 bench     every lesson over its lesson.conf sweep (common/bench.sh), each
+#               run's rows written as it ends
 #   6 ncu       Nsight Compute's short metric set for the kernels of each lesson's
 #               NCU_ARGS run (naive and optimized, as a rule), or "ncu not found: skipped"
 #   7 charts    make plots' charts of the results, into the folder
 #   8 summary   summary.md in full (it is rewritten after every step, marked
 #               unfinished: a run stopped by a time limit leaves what it had done)
+# The order puts first what a short loan of a GPU must not miss: the verdicts
+# before the long sweep. A machine without bats or gnuplot skips steps 2 and 7,
+# saying so (the charts can be drawn from the folder's CSV anywhere), and a
+# lesson that needs what the machine lacks (MPI, stb_image) is listed as not
+# built, among the problems.
 # The folder: plots/reference/<gpu-slug>/ on a GPU (the name make bench gives
 # its results file), plots/results/cpu-emulation/ without one.
 #
 # Settings (environment): GPU_REPORT_QUICK=1; GPU_REPORT_LESSONS: the lessons
 # (default: every one this machine builds); GPU_REPORT_TARGETS: a file of
 # TARGET lines to judge instead of the lesson.confs'; GPU_REPORT_BATS: the
-# .bats files of step 2; GPU_REPORT_DIR: the folder; GPU_REPORT_JUDGE_EMULATED=1:
+# .bats files of step 2; GPU_REPORT_DIR: the folder; GPU_REPORT_NOT_BUILT: the
+# lessons make cannot build here and why ("lessonNN: it needs ...; lessonMM:
+# ...", as make gpu-report passes them); BATS, GNUPLOT: the commands (default bats,
+# gnuplot); GPU_REPORT_JUDGE_EMULATED=1:
 # judge the emulator's figures too (to test the judge: they say nothing of a
 # GPU); GPU_REPORT_BATS_JOBS: Bats files run side by side on a GPU (default:
 # one for every 4 cores; 1: the whole suite in one bats); BENCH_REPS,
@@ -52,6 +61,8 @@ BACKEND=${BACKEND:-emu}
 GPU_COUNT=${GPU_COUNT:-0}
 CUDA_ARCH=${CUDA_ARCH:-75}
 quick=${GPU_REPORT_QUICK:-0}
+BATS=${BATS:-bats}
+GNUPLOT=${GNUPLOT:-gnuplot}
 jobs=$(nproc 2>/dev/null || echo 2)
 # compute-sanitizer and ncu live beside nvcc
 nvcc_path=$(command -v "$NVCC" 2>/dev/null)
@@ -81,6 +92,7 @@ else
     export BENCH_REPS=${BENCH_REPS:-1} BENCH_WARMUP=${BENCH_WARMUP:-0}
 fi
 lessons=${GPU_REPORT_LESSONS:-${LESSONS:-}}
+not_built=$(printf '%s' "${GPU_REPORT_NOT_BUILT:-}" | tr ';' '\n' | sed 's/^ *//; /^$/d')
 if [ -z "$lessons" ]; then
     echo "$program: no lessons to report on (make gpu-report names them)" >&2
     exit 2
@@ -146,31 +158,41 @@ build_all() {
     local status=0
     if [ $on_gpu = yes ]; then
         # the tests run the emulator's build too
-        "$MAKE" --no-print-directory -j"$jobs" BACKEND=emu test-programs || status=1
-        "$MAKE" --no-print-directory -j"$jobs" BACKEND=cuda test-programs || status=1
+        # (-k: a file that does not compile leaves the others to build and run)
+        "$MAKE" --no-print-directory -k -j"$jobs" BACKEND=emu test-programs || status=1
+        "$MAKE" --no-print-directory -k -j"$jobs" BACKEND=cuda test-programs || status=1
         # (every .cu but those the nvcc build just compiled)
-        "$MAKE" --no-print-directory -j"$jobs" nvcc-check NVCC_CHECK_SKIP_BUILT=yes || status=1
+        "$MAKE" --no-print-directory -k -j"$jobs" nvcc-check NVCC_CHECK_SKIP_BUILT=yes || status=1
     else
         # Two cores compile the emulator's exercises and solutions in some two
         # minutes: the emulator's report builds the lessons it runs, and says so.
         # shellcheck disable=SC2086  # the lessons' make targets
-        "$MAKE" --no-print-directory -j"$jobs" BACKEND=emu $lessons || status=1
+        "$MAKE" --no-print-directory -k -j"$jobs" BACKEND=emu $lessons || status=1
         echo "no GPU: the lessons for the emulator only (make test builds the exercises and" \
              "solutions too, make nvcc-check compiles every .cu with nvcc)"
     fi
+    [ -z "$not_built" ] || printf '%s\n' "$not_built" | sed 's/^/not built here: /'
     return $status
 }
 
 # ---- 2. tests ----------------------------------------------------------------
 
 run_tests() {
-    local file files_at_once=${GPU_REPORT_BATS_JOBS:-$(( jobs / 4 > 1 ? jobs / 4 : 1 ))} status=0
+    local file files_at_once=${GPU_REPORT_BATS_JOBS:-$(( jobs / 4 > 1 ? jobs / 4 : 1 ))} status=0 libraries
+    libraries=$(for dir in ${BATS_LIB_PATH//:/ } /usr/lib/bats; do
+                    [ -d "$dir/bats-assert" ] && [ -d "$dir/bats-support" ] && echo "$dir"
+                done)
+    if ! command -v "$BATS" >/dev/null 2>&1 || [ -z "$libraries" ]; then
+        echo "bats with bats-assert and bats-support not found ($BATS; BATS_LIB_PATH=${BATS_LIB_PATH:-}):" \
+             "sudo apt-get install bats bats-assert bats-support"
+        return 3
+    fi
     # (under the emulator the quick subset in one bats, unless told otherwise)
     [ $on_gpu = yes ] || files_at_once=${GPU_REPORT_BATS_JOBS:-1}
     export WORKBOOK_EMU_BUILD=build/emu WORKBOOK_CUDA_BUILD=build/cuda-sm$CUDA_ARCH WORKBOOK_GPU_COUNT=$GPU_COUNT
     if [ "$files_at_once" -le 1 ]; then
         # shellcheck disable=SC2086  # a list of files
-        bats --tap $bats_files > "$folder/tests.tap" || status=1
+        "$BATS" --tap $bats_files > "$folder/tests.tap" || status=1
     else
         # Several files side by side, each file's tests in order, the cores shared
         # among them (the lessons' CPU versions use every core they are given);
@@ -179,7 +201,7 @@ run_tests() {
         mkdir -p "$work/tap"
         # shellcheck disable=SC2086
         printf '%s\n' $bats_files | OMP_NUM_THREADS=$(( jobs / files_at_once )) xargs -P "$files_at_once" -I {} \
-            bash -c 'bats --tap "$1" > "$2/$(basename "$1").tap" 2>&1 || echo "$1" >> "$2/failed"' bash {} "$work/tap"
+            bash -c '"$3" --tap "$1" > "$2/$(basename "$1").tap" 2>&1 || echo "$1" >> "$2/failed"' bash {} "$work/tap" "$BATS"
         for file in $bats_files; do
             echo "# $file"
             cat "$work/tap/$(basename "$file").tap"
@@ -214,19 +236,7 @@ sanitize_all() {
     [ ! -e "$work/sanitize/failed" ]
 }
 
-# ---- 4. bench ----------------------------------------------------------------
-
-bench_all() {
-    mkdir -p "$work/bench"
-    # shellcheck disable=SC2086
-    BACKEND=$BACKEND BUILD=$build BENCH_RESULTS_DIR="$work/bench" sh common/bench.sh $lessons
-    local status=$?
-    # one file, named after the device the programs saw (nvidia-smi's name, as a rule)
-    cat "$work"/bench/*.csv > "$folder/$slug.csv" 2>/dev/null || rm -f "$folder/$slug.csv"
-    return $status
-}
-
-# ---- 5. targets --------------------------------------------------------------
+# ---- 4. targets --------------------------------------------------------------
 
 # The TARGET lines of the lessons reported on (or of GPU_REPORT_TARGETS), each
 # prefixed with its lesson: "lesson01<TAB>what | gpu run | emulator run | measured | bound".
@@ -324,6 +334,25 @@ judge_targets() {
 }
 missed_targets=no
 
+# ---- 5. bench ----------------------------------------------------------------
+
+# Into the folder itself, each run's rows as the run ends: a report stopped
+# during the sweep keeps the runs that ended.
+bench_all() {
+    # shellcheck disable=SC2086
+    BACKEND=$BACKEND BUILD=$build BENCH_RESULTS_DIR="$folder" sh common/bench.sh $lessons
+    local status=$? file
+    # bench.sh names its file after the device the programs saw, nvidia-smi's
+    # name as a rule: $slug.csv. Should they differ, the report's name.
+    for file in "$folder"/*.csv; do
+        case ${file##*/} in
+            "$slug.csv" | targets.csv | ncu.csv) ;;
+            *) [ -e "$file" ] && mv "$file" "$folder/$slug.csv" ;;
+        esac
+    done
+    return $status
+}
+
 # ---- 6. ncu ------------------------------------------------------------------
 
 # DRAM throughput as a share of peak, achieved occupancy, global-load sectors
@@ -391,6 +420,10 @@ profile_all() {
 # ---- 7. charts ---------------------------------------------------------------
 
 draw_charts() {
+    if ! command -v "$GNUPLOT" >/dev/null 2>&1; then
+        echo "gnuplot not found: make plots draws the charts from this folder's CSV on a machine with it"
+        return 3
+    fi
     local results="$folder/$slug.csv"
     [ -s "$results" ] || results="$folder/targets.csv"
     sh plots/plot.sh "$folder/charts" "$results"
@@ -431,7 +464,7 @@ write_summary() {
         sed 's/^/    /' "$folder/commit.txt" "$folder/machine.txt"
         echo
         if [ "$quick" = 1 ]; then
-            echo "GPU_REPORT_QUICK=1: steps 1, 2, 3 and the targets only."
+            echo "GPU_REPORT_QUICK=1: steps 1 to 4 only (build, tests, sanitizers, targets)."
             [ $on_gpu = yes ] && echo "Step 2 ran the test files that use the GPU build: $bats_files."
             echo
         fi
@@ -470,9 +503,8 @@ problems() {
         sed 's/^\([0-9]*\):[[:space:]]*/- sanitizer.log, line \1: /' >> "$work/problems"
     grep -n '^not ok' "$folder/tests.tap" 2>/dev/null |
         sed 's/^\([0-9]*\):/- tests.tap, line \1: /' >> "$work/problems"
-    for file in "$work/steps"; do
-        grep 'FAILED' "$file" | sed 's/^/- /; s/$/ (its log: logs\/)/' >> "$work/problems"
-    done
+    grep 'FAILED' "$work/steps" | sed 's/^/- /; s/$/ (its log: logs\/)/' >> "$work/problems"
+    [ -z "$not_built" ] || printf '%s\n' "$not_built" | sed 's/^/- not built here: /' >> "$work/problems"
     if [ -s "$work/problems" ]; then cat "$work/problems"; else echo "none"; fi
 }
 
@@ -482,8 +514,8 @@ describe_machine
 step 1 build build_all
 step 2 tests run_tests
 step 3 sanitize sanitize_all
-if [ "$quick" = 1 ]; then skipped_step 4 bench GPU_REPORT_QUICK; else step 4 bench bench_all; fi
-step 5 targets judge_targets
+step 4 targets judge_targets
+if [ "$quick" = 1 ]; then skipped_step 5 bench GPU_REPORT_QUICK; else step 5 bench bench_all; fi
 if [ "$quick" = 1 ]; then skipped_step 6 ncu GPU_REPORT_QUICK; else step 6 ncu profile_all; fi
 if [ "$quick" = 1 ]; then skipped_step 7 charts GPU_REPORT_QUICK; else step 7 charts draw_charts; fi
 started=$SECONDS
@@ -494,8 +526,9 @@ echo
 sed -n '/^## Targets/,$p' "$folder/summary.md"
 echo
 echo "$program: $folder/summary.md"
-if [ -n "$failed_steps" ] || [ $missed_targets = yes ]; then
-    echo "$program: failed steps:${failed_steps:- none}; targets missed: $missed_targets" >&2
+if [ -n "$failed_steps" ] || [ $missed_targets = yes ] || [ -n "$not_built" ]; then
+    echo "$program: failed steps:${failed_steps:- none}; targets missed: $missed_targets$(
+          [ -z "$not_built" ] || echo "; not built here:" $(printf '%s\n' "$not_built" | cut -d : -f 1))" >&2
     exit 1
 fi
 echo "$program: every step passed$([ $on_gpu = yes ] && echo ', every target met')"

@@ -123,8 +123,8 @@ quick_suite() {
     assert_line --regexp '^step 1 build: [0-9]+s ok$'
     assert_line --regexp '^step 2 tests: [0-9]+s ok$'
     assert_line --regexp '^step 3 sanitize: [0-9]+s ok$'
-    assert_line --regexp '^step 4 bench: [0-9]+s ok$'
-    assert_line --regexp '^step 5 targets: [0-9]+s ok$'
+    assert_line --regexp '^step 4 targets: [0-9]+s ok$'
+    assert_line --regexp '^step 5 bench: [0-9]+s ok$'
     assert_line --regexp '^step 6 ncu: [0-9]+s (skipped \(ncu not found: skipped\)|ok)$'
     assert_line --regexp '^step 7 charts: [0-9]+s ok$'
     for file in cpu-emulation.csv targets.csv tests.tap sanitizer.log ncu.csv commit.txt machine.txt \
@@ -146,7 +146,7 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     summary="$folder/summary.md"
     grep -qx '# make gpu-report: CPU emulation (no GPU): not GPU results' "$summary"
     grep -q "step 2 ran a quick subset of the Bats suite ($BATS_TEST_TMPDIR/quick.bats $BATS_TEST_TMPDIR/quick2.bats)" "$summary"
-    grep -Eq '^    step 4 bench: [0-9]+s ok$' "$summary"
+    grep -Eq '^    step 5 bench: [0-9]+s ok$' "$summary"
     # one row per target of the lesson, with its emulated figure, not judged
     [ "$(grep -c '^| lesson[0-9]' "$summary")" -eq 1 ]
     grep -Eq '^\| lesson01 \| optimized kernel at 90% of the device-copy row \| [0-9.]+% \(CPU emulation\) \| >= 90% \| not judged: CPU emulation of lesson01 -n 1M --only optimized,device-copy \|$' "$summary"
@@ -155,7 +155,7 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     ! grep -q 'Unfinished' "$summary"
 }
 
-@test "a target that cannot be met shows missed, with the others met, a failing test is named, make gpu-report fails; ncu's metrics are collected" {
+@test "a target that cannot be met shows missed, with the others met, a failing test is named, make gpu-report fails; ncu's metrics are collected; no gnuplot, no charts" {
     # lesson01's lesson.conf with its target's bound raised past what any kernel can do
     sed 's/^\(TARGET = .*| \)>= 90%$/\1>= 1000%/' lessons/01-vector-add/lesson.conf > "$BATS_TEST_TMPDIR/mutant.conf"
     grep -q '>= 1000%$' "$BATS_TEST_TMPDIR/mutant.conf"
@@ -166,20 +166,23 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     printf '@%s\n' 'test "a failing test" { false; }' > "$BATS_TEST_TMPDIR/failing.bats"
     # tests/fixtures/ncu stands in for Nsight Compute, which does not know one of the metrics
     PATH="$BATS_TEST_DIRNAME/fixtures:$PATH" run make --no-print-directory gpu-report BACKEND=emu \
-        GPU_REPORT_DIR="$folder" GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$BATS_TEST_TMPDIR/failing.bats" \
+        GNUPLOT=/nonexistent/gnuplot GPU_REPORT_DIR="$folder" GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$BATS_TEST_TMPDIR/failing.bats" \
         GPU_REPORT_TARGETS="$BATS_TEST_TMPDIR/mutant.conf" GPU_REPORT_JUDGE_EMULATED=1
     assert_failure
     assert_line --regexp '^step 2 tests: [0-9]+s FAILED$'
-    assert_line --regexp '^step 5 targets: [0-9]+s FAILED$'
+    assert_line --regexp '^step 4 targets: [0-9]+s FAILED$'
     grep -qx -- '- tests.tap, line 2: not ok 1 a failing test' "$folder/summary.md"
     assert_line --regexp '^\| lesson01 \| optimized kernel at 90% of the device-copy row \| [0-9.]+% \(CPU emulation\) \| >= 1000% \| missed \(judged on CPU emulation figures\) \|$'
     assert_line --regexp '^\| lesson01 \| checks pass \| [0-9.]+ ms \(CPU emulation\) \| >= 0 ms \| met \(judged on CPU emulation figures\) \|$'
     assert_line "gpu-report.sh: failed steps: tests targets; targets missed: yes"
     grep -q '| >= 1000% | missed' "$folder/summary.md"
-    grep -q '^- step 5 targets: [0-9]*s FAILED' "$folder/summary.md"
-    # the steps after the failed one ran
-    assert_line --regexp '^step 7 charts: [0-9]+s ok$'
+    grep -q '^- step 4 targets: [0-9]*s FAILED' "$folder/summary.md"
+    # the steps after the failed one ran; the charts wait for a machine with gnuplot
+    assert_line --regexp '^step 5 bench: [0-9]+s ok$'
     assert_line --regexp '^step 6 ncu: [0-9]+s ok$'
+    assert_line --regexp "^step 7 charts: [0-9]+s skipped \(gnuplot not found: make plots draws the charts from this folder's CSV on a machine with it\)$"
+    [ -s "$folder/cpu-emulation.csv" ]
+    [ ! -e "$folder/charts" ]
     # ncu's CSV: its header once, then a row for each metric it knows
     [ "$(head -n 1 "$folder/ncu.csv")" = '"ID","Process ID","Process Name","Host Name","Kernel Name","Metric Name","Metric Unit","Metric Value"' ]
     [ "$(grep -c '"lesson01","test-host","kernel_naive"' "$folder/ncu.csv")" -eq 5 ]
@@ -188,17 +191,23 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     grep -q '^unknown to this ncu, left out: .*smsp__thread_inst_executed_per_inst_executed.ratio' "$folder/logs/ncu.log"
 }
 
-@test "make gpu-report GPU_REPORT_QUICK=1 runs steps 1, 2, 3 and the targets, and says so" {
+@test "make gpu-report GPU_REPORT_QUICK=1 runs steps 1 to 4 and says so; without bats or stb_image it says what it left out, and fails" {
     folder="$BATS_TEST_TMPDIR/report"
     run make --no-print-directory gpu-report BACKEND=emu GPU_REPORT_QUICK=1 GPU_REPORT_DIR="$folder" \
-        GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$(quick_suite)"
-    assert_success
+        GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$(quick_suite)" BATS=/nonexistent/bats \
+        STB_INCLUDE_DIRS=/nonexistent
+    assert_failure
+    assert_line --regexp '^step 2 tests: [0-9]+s skipped \(bats with bats-assert and bats-support not found \(/nonexistent/bats; BATS_LIB_PATH=.*\): sudo apt-get install bats bats-assert bats-support\)$'
     assert_line --regexp '^step 3 sanitize: [0-9]+s ok$'
-    assert_line 'step 4 bench: skipped (GPU_REPORT_QUICK)'
-    assert_line --regexp '^step 5 targets: [0-9]+s ok$'
+    assert_line --regexp '^step 4 targets: [0-9]+s ok$'
+    assert_line 'step 5 bench: skipped (GPU_REPORT_QUICK)'
     assert_line 'step 6 ncu: skipped (GPU_REPORT_QUICK)'
     assert_line 'step 7 charts: skipped (GPU_REPORT_QUICK)'
-    grep -qx 'GPU_REPORT_QUICK=1: steps 1, 2, 3 and the targets only.' "$folder/summary.md"
+    assert_line "gpu-report.sh: failed steps: none; targets missed: no; not built here: lesson02 lesson08"
+    grep -qx 'GPU_REPORT_QUICK=1: steps 1 to 4 only (build, tests, sanitizers, targets).' "$folder/summary.md"
+    grep -qx -- '- not built here: lesson02: it needs stb_image, which is not installed (no stb/stb_image.h): sudo apt-get install libstb-dev' "$folder/summary.md"
+    grep -qx -- '- not built here: lesson08: it needs stb_image, which is not installed (no stb/stb_image.h): sudo apt-get install libstb-dev' "$folder/summary.md"
+    grep -qx 'not built here: lesson02: it needs stb_image, which is not installed (no stb/stb_image.h): sudo apt-get install libstb-dev' "$folder/logs/build.log"
     [ ! -e "$folder/cpu-emulation.csv" ]
     [ -s "$folder/targets.csv" ]
 }
