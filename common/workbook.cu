@@ -809,6 +809,9 @@ typedef struct {
     /* each variant's kernel median and end-to-end median (its end-to-end or
      * transfers row), 0 where it has none: the per-item summary's */
     double kernel_ms[MAX_VARIANTS], whole_ms[MAX_VARIANTS];
+    /* the host rows timed fewer times than --reps asked (LONG_HOST_RUN_MS) */
+    const char *timed_once[MAX_VARIANTS];
+    int timed_once_count;
     /* the first check of each variant that passed with a bound as large as
      * the values it bounds, for a note under the table */
     int unchecked_count;
@@ -869,6 +872,10 @@ static const char *const csv_columns[] = {
 
 /* Above this interquartile range (as % of the median) a row is marked noisy. */
 #define NOISY_SPREAD_PCT 5.0
+/* A host run longer than this is timed once, with no more warm-up: ten runs
+ * of SGEMM's CPU loop at 8192^3 would take minutes, and a run that long
+ * varies little from one to the next. */
+#define LONG_HOST_RUN_MS 2000.0
 
 /* The table's columns, at most 100 characters wide with the check. */
 #define TABLE_ROW "%-11s %-11s %10s %8s %8s %6s %6s %8s"
@@ -1035,8 +1042,12 @@ static wb_timing time_step(wb_run *run, timed_step step, const wb_variant *varia
         free(ms);
         return timing;
     }
-    for (int i = 0; i < run->options.warmup; i++)
+    int long_host_run = 0;
+    for (int i = 0; i < run->options.warmup && !long_host_run; i++) {
+        double begin = now_ms();
         step(run, variant, scope);
+        long_host_run = !gpu_row && now_ms() - begin > LONG_HOST_RUN_MS;
+    }
     if (gpu_row)
         CUDA_CHECK(cudaDeviceSynchronize());
     cudaEvent_t start, stop;
@@ -1044,12 +1055,16 @@ static wb_timing time_step(wb_run *run, timed_step step, const wb_variant *varia
         CUDA_CHECK(cudaEventCreate(&start));
         CUDA_CHECK(cudaEventCreate(&stop));
     }
-    for (int i = 0; i < run->options.reps; i++) {
+    int timed = 0;
+    for (int i = 0; i < run->options.reps; i++, timed++) {
         flush_caches(run, gpu_row);
         if (!gpu_row) {
+            if (long_host_run && i > 0)
+                break;
             double begin = now_ms();
             step(run, variant, scope);
             ms[i] = now_ms() - begin;
+            long_host_run = ms[i] > LONG_HOST_RUN_MS;
             continue;
         }
         if (in_team)
@@ -1068,7 +1083,9 @@ static wb_timing time_step(wb_run *run, timed_step step, const wb_variant *varia
     } else if (in_team) {
         team.barrier(); /* the others waited there for process 0's host row */
     }
-    wb_timing timing = summarize(ms, run->options.reps);
+    if (timed < run->options.reps && variant && run->timed_once_count < MAX_VARIANTS)
+        run->timed_once[run->timed_once_count++] = variant->name;
+    wb_timing timing = summarize(ms, timed);
     free(ms);
     return timing;
 }
@@ -2348,6 +2365,9 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
         print_items(&run);
     note_own_work(&run);
     note_unchecked(&run);
+    for (int v = 0; v < run.timed_once_count; v++)
+        wb_note("%s: a run took over %.0f s, so it was timed once: its row is one run, not a median",
+                run.timed_once[v], LONG_HOST_RUN_MS / 1e3);
 
     if (lesson->finish) {
         for (int b = 0; b < lesson->buffer_count; b++)

@@ -254,3 +254,19 @@ assert_usage_error() {
         assert_equal "$(csv_column backend <<<"$output" | sort -u)" "emu"
     done
 }
+
+@test "a host run over 2 s is timed once, and the table says so; shorter ones as often as asked" {
+    use_any_build
+    # lesson06's CPU loop on one thread: 3 x 10^9 multiply-adds, some 3 s on a laptop's core
+    OMP_NUM_THREADS=1 run --separate-stderr "$BUILD/lesson06" -n 1000000x3000 --only cpu \
+        --reps 3 --warmup 0 --csv
+    assert_success
+    assert_equal "$(csv_column reps <<<"$output")" 1
+    awk -v ms="$(csv_column median_ms <<<"$output")" 'BEGIN { exit !(ms > 2000) }' ||
+        fail "the timed run took $(csv_column median_ms <<<"$output") ms, not over 2 s: use a larger size"
+    grep -qx "cpu: a run took over 2 s, so it was timed once: its row is one run, not a median" <<<"$stderr" ||
+        fail "no note of the single run: $stderr"
+    run --separate-stderr "$BUILD/lesson06" -n 1000x10 --only cpu --reps 3 --warmup 1 --csv
+    assert_equal "$(csv_column reps <<<"$output")" 3
+    [[ "$stderr" != *"timed once"* ]] || fail "a short run was said to be timed once: $stderr"
+}
