@@ -14,7 +14,7 @@
  *
  * Debian's libstb-dev: stb_image reads PNG, JPEG, BMP, TGA, PPM, ...;
  * stb_image_write writes PNG. The implementation is in libstb: a lesson that
- * includes this header has LIBS = -lstb in its lesson.conf. Include it from
+ * includes this header has LIBS = -lstb -lm in its lesson.conf. Include it from
  * the lesson's one source file: the functions are defined here.
  */
 #ifndef WORKBOOK_IMAGE_H

@@ -6,7 +6,7 @@
 
 setup_file() {
     # prints an image's pixels as text, to compare what lesson02 wrote with its input
-    cc -O2 -o "$BATS_FILE_TMPDIR/image_dump" "$BATS_TEST_DIRNAME/fixtures/image_dump.c" -lstb
+    cc -O2 -o "$BATS_FILE_TMPDIR/image_dump" "$BATS_TEST_DIRNAME/fixtures/image_dump.c" -lstb -lm
     # the unchanged parts of the mutants below, compiled once for all of them
     local repo="$BATS_TEST_DIRNAME/.." flags=(-O2 -std=c++20 -Xcompiler -fopenmp)
     "$repo/common/emu/emucc" "${flags[@]}" -I"$repo/common" -c -o "$BATS_FILE_TMPDIR/workbook.o" \
@@ -284,7 +284,7 @@ run_mutated_lesson() {
     ! cmp -s "$source" "$BATS_TEST_TMPDIR/grayscale.cu" || fail "the sed expression changed nothing"
     cp "$REPO/lessons/02-grayscale/luma.h" "$BATS_TEST_TMPDIR/"
     "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" -o "$BATS_TEST_TMPDIR/broken" \
-        "$BATS_TEST_TMPDIR/grayscale.cu" "$BATS_FILE_TMPDIR/workbook.o" -lstb
+        "$BATS_TEST_TMPDIR/grayscale.cu" "$BATS_FILE_TMPDIR/workbook.o" -lstb -lm
     shift
     run --separate-stderr "$BATS_TEST_TMPDIR/broken" "$@" "${QUICK[@]}"
 }

@@ -7,7 +7,7 @@
 
 setup_file() {
     # prints an image's pixels as text, to compare what lesson08 wrote with its input
-    cc -O2 -o "$BATS_FILE_TMPDIR/image_dump" "$BATS_TEST_DIRNAME/fixtures/image_dump.c" -lstb
+    cc -O2 -o "$BATS_FILE_TMPDIR/image_dump" "$BATS_TEST_DIRNAME/fixtures/image_dump.c" -lstb -lm
 }
 
 setup() {
@@ -207,7 +207,7 @@ run_mutated_lesson() {
     ! cmp -s "$source" "$BATS_TEST_TMPDIR/sobel.cu" || fail "the sed expression changed nothing"
     "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
         -I"$REPO/lessons/08-sobel" -o "$BATS_TEST_TMPDIR/broken" \
-        "$BATS_TEST_TMPDIR/sobel.cu" "$(common_object)" -lstb
+        "$BATS_TEST_TMPDIR/sobel.cu" "$(common_object)" -lstb -lm
     shift
     run --separate-stderr "$BATS_TEST_TMPDIR/broken" "$@" "${QUICK[@]}"
 }
