@@ -115,10 +115,21 @@ else
     next_step "sudo apt-get install bats bats-assert bats-support gnuplot-nox"
 fi
 
-# Lessons that read and write images (lesson02) use stb_image from libstb-dev:
-# its headers, and libstb.so with the implementation.
-if [ -f /usr/include/stb/stb_image.h ] && [ -f /usr/include/stb/stb_image_write.h ] &&
-   { ls /usr/lib/*/libstb.so >/dev/null 2>&1 || [ -f /usr/lib/libstb.so ]; }; then
+# Lessons that read and write images (lessons 02 and 08) use stb_image from
+# libstb-dev: its headers, and libstb (.so or .a) with the implementation,
+# where the compilers look for them (CPATH and LIBRARY_PATH too).
+stb_found() {
+    local dir header="" library=""
+    for dir in $(echo "${CPATH:-}:${C_INCLUDE_PATH:-}:${CPLUS_INCLUDE_PATH:-}" | tr ':' ' ') \
+               /usr/local/include /usr/include; do
+        [ -f "$dir/stb/stb_image.h" ] && [ -f "$dir/stb/stb_image_write.h" ] && header=yes
+    done
+    for dir in $(echo "${LIBRARY_PATH:-}" | tr ':' ' ') /usr/local/lib /usr/lib/* /usr/lib64 /usr/lib; do
+        { [ -f "$dir/libstb.so" ] || [ -f "$dir/libstb.a" ]; } && library=yes
+    done
+    [ -n "$header" ] && [ -n "$library" ]
+}
+if stb_found; then
     say "image library" "stb_image found (libstb-dev)"
 else
     say "image library" "stb_image missing (lesson02 reads and writes images with it)"
