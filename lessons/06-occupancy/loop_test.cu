@@ -99,6 +99,18 @@ __global__ void loop_thread_per_result(double *results, long long result_count, 
     results[i] = sum;
 }
 
+/* The warps of the grid numbered across the blocks first: warp 0 of every
+ * block, then warp 1 of every block, and so on. When the results outnumber
+ * the warps, the first warps take a second result; numbered block by block,
+ * those would all sit in the first blocks, and so on the first SMs (at
+ * 10,000 results on an H100: 49 SMs with 96 results' work each, 76 on
+ * average, and every SM's arithmetic is the limit). Numbered this way every
+ * block, and every SM, gets its share of them. blockDim.x is a multiple of 32. */
+__device__ static long long warp_in_grid(void)
+{
+    return (long long)(threadIdx.x / WARP_SIZE) * gridDim.x + blockIdx.x;
+}
+
 /* 2. One warp per result: the 32 threads of a warp take every 32nd term of
  * the inner loop, so a warp does in 313 steps what one thread did in 10,000,
  * and there are 32 times as many threads to spread over the SMs. The partial
@@ -108,7 +120,7 @@ __global__ void loop_thread_per_result(double *results, long long result_count, 
 __global__ void loop_warp_per_result(double *results, long long result_count, long long inner)
 {
     int lane = threadIdx.x % WARP_SIZE;
-    long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP_SIZE;
+    long long warp = warp_in_grid();
     long long warps_in_grid = (long long)gridDim.x * blockDim.x / WARP_SIZE;
     for (long long i = warp; i < result_count; i += warps_in_grid) {
         double sum = 0.0;
@@ -139,7 +151,7 @@ __global__ void __launch_bounds__(ILP_THREADS_PER_BLOCK)
 loop_warp_per_result_ilp(double *results, long long result_count, long long inner)
 {
     int lane = threadIdx.x % WARP_SIZE;
-    long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / WARP_SIZE;
+    long long warp = warp_in_grid();
     long long warps_in_grid = (long long)gridDim.x * blockDim.x / WARP_SIZE;
     const long long step = (long long)WARP_SIZE * ILP_ACCUMULATORS;
     for (long long i = warp; i < result_count; i += warps_in_grid) {
