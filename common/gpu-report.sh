@@ -366,7 +366,8 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 smsp__thread_inst_executed_per_inst_executed.ratio"
 
 # profile_one lessonNN METRICS: one run under ncu at its NCU_ARGS (started by
-# its PROFILE_LAUNCH, as make profile starts it: lesson 09 as one rank); ncu's
+# its PROFILE_LAUNCH, as make profile starts it: lesson 09 as one rank; with
+# --cache warm, since ncu empties the caches itself before each kernel); ncu's
 # CSV in $work/ncu.csv, everything else it and the lesson said in $work/ncu.out.
 profile_one() {
     local arguments launch
@@ -377,7 +378,7 @@ profile_one() {
     rm -f "$work/ncu.csv"
     # shellcheck disable=SC2086  # the launcher and the arguments are lists of words
     $launch ncu --csv --print-kernel-base function --metrics "$2" --launch-count 24 \
-        --log-file "$work/ncu.csv" "$build/$1" $arguments --reps 1 --warmup 0 --quiet-warnings \
+        --log-file "$work/ncu.csv" "$build/$1" $arguments --reps 1 --warmup 0 --cache warm --quiet-warnings \
         > "$work/ncu.out" 2>&1
     touch "$work/ncu.csv"
 }

@@ -181,8 +181,10 @@ for name in "$@"; do
         cat "$output.tables"
         rm -f "$output.tables"
     else
+        # (--cache warm: ncu empties the caches before each kernel it measures, and
+        # the lesson's own emptying would be one more kernel in the table)
         $launch ncu --csv --print-kernel-base function --metrics "$metrics" --log-file "$output.csv" \
-            "$build/$name" $arguments > "$output" 2>&1
+            "$build/$name" $arguments --cache warm > "$output" 2>&1
         status=$?
         grep -E 'FAIL|==ERROR==' "$output" | head -n 20
         ncu_table < "$output.csv"
