@@ -39,7 +39,8 @@
 # TARGET lines to judge instead of the lesson.confs'; GPU_REPORT_BATS: the
 # .bats files of step 2; GPU_REPORT_DIR: the folder; GPU_REPORT_NOT_BUILT: the
 # lessons make cannot build here and why ("lessonNN: it needs ...; lessonMM:
-# ...", as make gpu-report passes them); BATS, GNUPLOT: the commands (default bats,
+# ...", as make gpu-report passes them; with GPU_REPORT_LESSONS, those of its
+# lessons only); BATS, GNUPLOT: the commands (default bats,
 # gnuplot); GPU_REPORT_JUDGE_EMULATED=1:
 # judge the emulator's figures too (to test the judge: they say nothing of a
 # GPU); GPU_REPORT_BATS_JOBS: Bats files run side by side on a GPU (default:
@@ -93,6 +94,16 @@ else
 fi
 lessons=${GPU_REPORT_LESSONS:-${LESSONS:-}}
 not_built=$(printf '%s' "${GPU_REPORT_NOT_BUILT:-}" | tr ';' '\n' | sed 's/^ *//; /^$/d')
+# Lessons named in GPU_REPORT_LESSONS: those make cannot build here are left
+# out of the run, and only they count among the lessons not built.
+if [ -n "${GPU_REPORT_LESSONS:-}" ]; then
+    not_built=$(printf '%s\n' "$not_built" | while IFS= read -r line; do
+                    case " $lessons " in *" ${line%%:*} "*) echo "$line" ;; esac
+                done)
+    lessons=$(for lesson in $lessons; do
+                  printf '%s\n' "$not_built" | grep -q "^$lesson:" || echo "$lesson"
+              done | paste -sd ' ' -)
+fi
 if [ -z "$lessons" ]; then
     echo "$program: no lessons to report on (make gpu-report names them)" >&2
     exit 2
