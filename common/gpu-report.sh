@@ -6,7 +6,7 @@
 #                                       resolved (BACKEND, CUDA_ARCH, GPU_COUNT, ...)
 #   make gpu-report GPU_REPORT_QUICK=1  steps 1 to 4 only
 #
-# The steps, each timed ("step 4 bench: 27s ok"); a step that fails does not
+# The steps, each timed ("step 5 bench: 27s ok"); a step that fails does not
 # stop the others:
 #   1 build     on a GPU every lesson, exercise and solution for it and for the
 #               emulator (make test-programs), and every .cu (nvcc-check); under
@@ -40,16 +40,15 @@
 # .bats files of step 2; GPU_REPORT_DIR: the folder; GPU_REPORT_NOT_BUILT: the
 # lessons make cannot build here and why ("lessonNN: it needs ...; lessonMM:
 # ...", as make gpu-report passes them; with GPU_REPORT_LESSONS, those of its
-# lessons only); BATS, GNUPLOT: the commands (default bats,
-# gnuplot); GPU_REPORT_JUDGE_EMULATED=1:
-# judge the emulator's figures too (to test the judge: they say nothing of a
-# GPU); GPU_REPORT_BATS_JOBS: Bats files run side by side on a GPU (default:
-# one for every 4 cores; 1: the whole suite in one bats); BENCH_REPS,
-# BENCH_WARMUP: as for make bench (default 3 and 1 on a GPU, 1 and 0 under the
-# emulator).
+# lessons only); BATS, GNUPLOT: the commands (default bats, gnuplot);
+# GPU_REPORT_JUDGE_EMULATED=1: judge the emulator's figures too (to test the
+# judge: they say nothing of a GPU); GPU_REPORT_BATS_JOBS: Bats files run side
+# by side on a GPU (default: one for every 4 cores; 1: the whole suite in one
+# bats); BENCH_REPS, BENCH_WARMUP: as for make bench (default 3 and 1 on a GPU,
+# 1 and 0 under the emulator).
 #
-# Exit status: 0 when every step passed and every target was met (or, under
-# the emulator, shown); 1 otherwise.
+# Exit status: 0 when every step passed, every target was met (or, under the
+# emulator, shown) and every lesson was built; 1 otherwise.
 
 set -u
 program=gpu-report.sh
