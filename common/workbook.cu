@@ -1006,11 +1006,11 @@ static double now_ms(void)
 /* The caches are emptied by reading a buffer twice their size, not by writing
  * it: a write leaves the cache full of dirty lines, and the timed run that
  * evicts them pays for writing them back (an H100's 50 MB of L2 at 2,988
- * GB/s: some 17 us, a third of a 44 us kernel). The buffer is written once, when it is
- * made, so that its pages are real memory (a buffer never written is the
- * kernel's one page of zeros, which every read hits in the cache). Each sum
- * is kept only if it comes out at a value it never does (every byte of the
- * buffer is 1), so the reads cannot be left out. */
+ * GB/s: some 17 us, a third of a 44 us kernel). The buffer is written once,
+ * when it is made, so that its pages are real memory (a buffer never written
+ * is the kernel's one page of zeros, which every read hits in the cache).
+ * Each sum is kept only if it comes out at a value it never does (every byte
+ * of the buffer is 1), so the reads cannot be left out. */
 __global__ void read_to_flush(const uint4 *buffer, size_t count, unsigned int *never_written)
 {
     unsigned int sum = 0;
@@ -1092,10 +1092,10 @@ static wb_timing time_step(wb_run *run, timed_step step, const wb_variant *varia
     }
     int timed = 0;
     for (int i = 0; i < run->options.reps; i++, timed++) {
+        if (!gpu_row && long_host_run && i > 0)
+            break;
         flush_caches(run, gpu_row);
         if (!gpu_row) {
-            if (long_host_run && i > 0)
-                break;
             double begin = now_ms();
             step(run, variant, scope);
             ms[i] = now_ms() - begin;
@@ -2401,8 +2401,8 @@ int wb_main(const wb_lesson *lesson, int argc, char **argv)
     note_own_work(&run);
     note_unchecked(&run);
     for (int v = 0; v < run.timed_once_count; v++)
-        wb_note("%s: a run took over %.0f s, so it was timed once: its row is one run, not a median",
-                run.timed_once[v], LONG_HOST_RUN_MS / 1e3);
+        wb_note("%s: a run took over %.0f s, so it was timed once: "
+                "its row is one run, not a median", run.timed_once[v], LONG_HOST_RUN_MS / 1e3);
 
     if (lesson->finish) {
         for (int b = 0; b < lesson->buffer_count; b++)
