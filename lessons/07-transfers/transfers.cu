@@ -497,7 +497,10 @@ static void run_managed(const wb_data *data)
  * each way, like cudaMemcpy's. */
 static void run_managed_prefetched(const wb_data *data)
 {
-    struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, 0};
+    /* to the GPU this process uses, whichever it is */
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, device};
     struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
     memcpy(managed_x, data->host[X], data->bytes[X]);
     CUDA_CHECK(cudaMemPrefetchAsync(managed_x, data->bytes[X], gpu, 0, 0));
