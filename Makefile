@@ -269,6 +269,8 @@ test:
 	@command -v bats >/dev/null 2>&1 && [ -d "$(BATS_LIBRARIES)/bats-assert" ] || { \
 	  echo "make test needs bats with bats-assert and bats-support:" \
 	       "sudo apt-get install bats bats-assert bats-support gnuplot-nox" >&2; exit 1; }
+	@[ -n "$(STB_HEADER)" ] || { \
+	  echo "make test needs stb_image, which lessons 02 and 08 and their tests use: $(STB_INSTALL)" >&2; exit 1; }
 	$(MAKE) --no-print-directory $(EVERY_CORE) BACKEND=emu test-programs
 ifeq ($(HAVE_NVCC),yes)
 	$(MAKE) --no-print-directory $(EVERY_CORE) BACKEND=cuda test-programs

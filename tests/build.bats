@@ -173,6 +173,11 @@ setup() {
     refute_output --partial "02-grayscale/"
     refute_output --partial "08-sobel/"
     assert_output --partial "lessons/03-diffusion/diffusion.cu"
+    # make test says so before it builds anything, rather than failing those lessons' tests
+    run make --no-print-directory STB_INCLUDE_DIRS=/nonexistent test
+    assert_failure
+    assert_line --index 0 "make test needs stb_image, which lessons 02 and 08 and their tests use: sudo apt-get install libstb-dev"
+    assert_equal "${#lines[@]}" 2
 }
 
 @test "make lesson09 compiles and links with MPI's flags, and nvcc with NCCL's where it is found" {
