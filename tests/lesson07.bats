@@ -245,10 +245,11 @@ assert_timeline_lanes() {
     local difference per_page
     read -r difference per_page < <(sed -n 's/^  managed takes \([^ ]*\) ms more than prefetched: \([^ ]*\) us for each of the 126 pages of 4 KB in x and y$/\1 \2/p' <<<"$stderr")
     [ -n "$per_page" ] || fail "no fault cost per page in: $stderr"
-    # the CSV keeps 6 digits, the note computes from the full medians
+    # the CSV keeps 6 digits, the note computes from the full medians and prints the difference
+    # with 4 digits, the cost per page with 3 (rounded by up to half a unit of the third)
     awk -v m="$managed" -v p="$prefetched" -v d="$difference" -v u="$per_page" 'BEGIN {
         e = m - p; slack = 1e-5 * (m + p) + 1e-3 * e
-        exit !(d - e <= slack && e - d <= slack && (u - e * 1e3 / 126) ^ 2 <= (1e3 * slack / 126 + 1e-3 * u) ^ 2) }' ||
+        exit !(d - e <= slack && e - d <= slack && (u - e * 1e3 / 126) ^ 2 <= (1e3 * slack / 126 + 5e-3 * u) ^ 2) }' ||
         fail "printed $difference ms and $per_page us a page; the rows give $managed - $prefetched ms"
 }
 
