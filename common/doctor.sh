@@ -132,7 +132,7 @@ stb_found() {
 if stb_found; then
     say "image library" "stb_image found (libstb-dev)"
 else
-    say "image library" "stb_image missing (lesson02 reads and writes images with it)"
+    say "image library" "stb_image missing (lessons 02 and 08 read and write images with it)"
     next_step "sudo apt-get install libstb-dev"
     problem "no stb_image (libstb-dev)"
 fi
