@@ -4,30 +4,33 @@
 #
 #   make gpu-report                     the usual way; the Makefile passes what it
 #                                       resolved (BACKEND, CUDA_ARCH, GPU_COUNT, ...)
-#   make gpu-report GPU_REPORT_QUICK=1  steps 1 to 4 only
+#   make gpu-report GPU_REPORT_QUICK=1  no sweep, no ncu, no charts (steps 1, 2, 4, 5)
 #
-# The steps, each timed ("step 5 bench: 27s ok"); a step that fails does not
+# The steps, each timed ("step 3 bench: 27s ok"); a step that fails does not
 # stop the others:
-#   1 build     on a GPU every lesson, exercise and solution for it and for the
-#               emulator (make test-programs), and every .cu (nvcc-check); under
-#               the emulator its lessons alone
-#   2 tests     the Bats files whose tests run the GPU build, on a GPU (the
-#               emulator's own files are make test's, which any machine runs;
-#               leaving them out keeps the report within its 8 minutes). Under
-#               the emulator a quick subset (GPU_REPORT_BATS), said so in the summary
-#   3 sanitize  every lesson under compute-sanitizer's memcheck, racecheck,
-#               initcheck and synccheck, or the emulator's --sanitize checks
-#   4 targets   each TARGET of each lesson.conf: its runs, judged by
+#   1 build     on a GPU every lesson, exercise and solution for it (make
+#               test-programs with nvcc); under the emulator its lessons alone
+#   2 targets   each TARGET of each lesson.conf: its runs, judged by
 #               common/gpu-judge.awk (under the emulator: shown, not judged)
-#   5 bench     every lesson over its lesson.conf sweep (common/bench.sh), each
+#   3 bench     every lesson over its lesson.conf sweep (common/bench.sh), each
 #               run's rows written as it ends
+#   4 tests     on a GPU the emulator's build and every .cu compiled by nvcc
+#               (nvcc-check) first, then the Bats files whose tests run the GPU
+#               build (the emulator's own files are make test's, which any
+#               machine runs; leaving them out keeps the report within its 8
+#               minutes). Under the emulator a quick subset (GPU_REPORT_BATS),
+#               said so in the summary
+#   5 sanitize  every lesson under compute-sanitizer's memcheck, racecheck,
+#               initcheck and synccheck, or the emulator's --sanitize checks
 #   6 ncu       Nsight Compute's short metric set for the kernels of each lesson's
 #               NCU_ARGS run (naive and optimized, as a rule), or "ncu not found: skipped"
 #   7 charts    make plots' charts of the results, into the folder
 #   8 summary   summary.md in full (it is rewritten after every step, marked
 #               unfinished: a run stopped by a time limit leaves what it had done)
-# The order puts first what a short loan of a GPU must not miss: the verdicts
-# before the long sweep. A machine without bats or gnuplot skips steps 2 and 7,
+# The order puts first what a short loan of a GPU must not miss: the
+# measurements, which need the machine to themselves (the verdicts, then the
+# long sweep), and only the builds they need before them; the checks that time
+# nothing come after. A machine without bats or gnuplot skips steps 4 and 7,
 # saying so (the charts can be drawn from the folder's CSV anywhere), and a
 # lesson that needs what the machine lacks (MPI, stb_image) is listed as not
 # built, among the problems.
@@ -37,13 +40,13 @@
 # Settings (environment): GPU_REPORT_QUICK=1; GPU_REPORT_LESSONS: the lessons
 # (default: every one this machine builds); GPU_REPORT_TARGETS: a file of
 # TARGET lines to judge instead of the lesson.confs'; GPU_REPORT_BATS: the
-# .bats files of step 2; GPU_REPORT_DIR: the folder; GPU_REPORT_NOT_BUILT: the
+# .bats files of step 4; GPU_REPORT_DIR: the folder; GPU_REPORT_NOT_BUILT: the
 # lessons make cannot build here and why ("lessonNN: it needs ...; lessonMM:
 # ...", as make gpu-report passes them; with GPU_REPORT_LESSONS, those of its
 # lessons only); BATS, GNUPLOT: the commands (default bats, gnuplot);
 # GPU_REPORT_JUDGE_EMULATED=1: judge the emulator's figures too (to test the
 # judge: they say nothing of a GPU); GPU_REPORT_BATS_JOBS: Bats files run side
-# by side on a GPU (default: one for every 4 cores; 1: the whole suite in one
+# by side on a GPU (default: one for every 2 cores; 1: the whole suite in one
 # bats); BENCH_REPS, BENCH_WARMUP: as for make bench (default 3 and 1 on a GPU,
 # 1 and 0 under the emulator).
 #
@@ -167,12 +170,8 @@ skipped_step() {   # skipped_step NUMBER NAME WHY
 build_all() {
     local status=0
     if [ $on_gpu = yes ]; then
-        # the tests run the emulator's build too
         # (-k: a file that does not compile leaves the others to build and run)
-        "$MAKE" --no-print-directory -k -j"$jobs" BACKEND=emu test-programs || status=1
         "$MAKE" --no-print-directory -k -j"$jobs" BACKEND=cuda test-programs || status=1
-        # (every .cu but those the nvcc build just compiled)
-        "$MAKE" --no-print-directory -k -j"$jobs" nvcc-check NVCC_CHECK_SKIP_BUILT=yes || status=1
     else
         # Two cores compile the emulator's exercises and solutions in some two
         # minutes: the emulator's report builds the lessons it runs, and says so.
@@ -185,10 +184,10 @@ build_all() {
     return $status
 }
 
-# ---- 2. tests ----------------------------------------------------------------
+# ---- 4. tests ----------------------------------------------------------------
 
 run_tests() {
-    local file files_at_once=${GPU_REPORT_BATS_JOBS:-$(( jobs / 4 > 1 ? jobs / 4 : 1 ))} status=0 libraries
+    local file files_at_once=${GPU_REPORT_BATS_JOBS:-$(( jobs / 2 > 1 ? jobs / 2 : 1 ))} status=0 libraries
     libraries=$(for dir in ${BATS_LIB_PATH//:/ } /usr/lib/bats; do
                     [ -d "$dir/bats-assert" ] && [ -d "$dir/bats-support" ] && echo "$dir"
                 done)
@@ -196,6 +195,12 @@ run_tests() {
         echo "bats with bats-assert and bats-support not found ($BATS; BATS_LIB_PATH=${BATS_LIB_PATH:-}):" \
              "sudo apt-get install bats bats-assert bats-support"
         return 3
+    fi
+    if [ $on_gpu = yes ]; then
+        # What the measurements did not need: the emulator's build, which the
+        # tests run too, and every other .cu through nvcc
+        "$MAKE" --no-print-directory -k -j"$jobs" BACKEND=emu test-programs || status=1
+        "$MAKE" --no-print-directory -k -j"$jobs" nvcc-check NVCC_CHECK_SKIP_BUILT=yes || status=1
     fi
     # (under the emulator the quick subset in one bats, unless told otherwise)
     [ $on_gpu = yes ] || files_at_once=${GPU_REPORT_BATS_JOBS:-1}
@@ -222,7 +227,7 @@ run_tests() {
     return $status
 }
 
-# ---- 3. sanitize ---------------------------------------------------------------
+# ---- 5. sanitize ---------------------------------------------------------------
 
 # Each lesson alone (sanitize.sh), several side by side; the log in lesson order.
 sanitize_all() {
@@ -246,7 +251,7 @@ sanitize_all() {
     [ ! -e "$work/sanitize/failed" ]
 }
 
-# ---- 4. targets --------------------------------------------------------------
+# ---- 2. targets --------------------------------------------------------------
 
 # The TARGET lines of the lessons reported on (or of GPU_REPORT_TARGETS), each
 # prefixed with its lesson: "lesson01<TAB>what | gpu run | emulator run | measured | bound".
@@ -344,7 +349,7 @@ judge_targets() {
 }
 missed_targets=no
 
-# ---- 5. bench ----------------------------------------------------------------
+# ---- 3. bench ----------------------------------------------------------------
 
 # Into the folder itself, each run's rows as the run ends: a report stopped
 # during the sweep keeps the runs that ended.
@@ -475,13 +480,13 @@ write_summary() {
         sed 's/^/    /' "$folder/commit.txt" "$folder/machine.txt"
         echo
         if [ "$quick" = 1 ]; then
-            echo "GPU_REPORT_QUICK=1: steps 1 to 4 only (build, tests, sanitizers, targets)."
-            [ $on_gpu = yes ] && echo "Step 2 ran the test files that use the GPU build: $bats_files."
+            echo "GPU_REPORT_QUICK=1: build, targets, tests and sanitizers only (no sweep, ncu or charts)."
+            [ $on_gpu = yes ] && echo "Step 4 ran the test files that use the GPU build: $bats_files."
             echo
         fi
         if [ $on_gpu = no ]; then
             echo "Under the CPU emulator step 1 built the lessons alone (no exercises, solutions or nvcc build),"
-            echo "step 2 ran a quick subset of the Bats suite ($bats_files), not all of it;"
+            echo "step 4 ran a quick subset of the Bats suite ($bats_files), not all of it;"
             echo "the targets are shown, not judged: emulated times are CPU times."
             echo
         fi
@@ -523,10 +528,10 @@ problems() {
 
 describe_machine
 step 1 build build_all
-step 2 tests run_tests
-step 3 sanitize sanitize_all
-step 4 targets judge_targets
-if [ "$quick" = 1 ]; then skipped_step 5 bench GPU_REPORT_QUICK; else step 5 bench bench_all; fi
+step 2 targets judge_targets
+if [ "$quick" = 1 ]; then skipped_step 3 bench GPU_REPORT_QUICK; else step 3 bench bench_all; fi
+step 4 tests run_tests
+step 5 sanitize sanitize_all
 if [ "$quick" = 1 ]; then skipped_step 6 ncu GPU_REPORT_QUICK; else step 6 ncu profile_all; fi
 if [ "$quick" = 1 ]; then skipped_step 7 charts GPU_REPORT_QUICK; else step 7 charts draw_charts; fi
 started=$SECONDS
