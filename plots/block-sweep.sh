@@ -17,8 +17,10 @@
 # the chart marks N. Writes OUT_DIR/LESSON-block-sweep.csv
 # (threads_per_block,variant,median_ms) and OUT_DIR/LESSON-block-sweep.png
 # (or .svg with FORMAT=svg). BLOCK_SIZES overrides the sizes swept
-# (default 32, 64, ..., 1024: every whole number of warps).
-# Needs: a POSIX shell, awk, gnuplot 5.
+# (default 32, 64, ..., 1024: every whole number of warps). Without gnuplot
+# (GNUPLOT names it; default gnuplot) the sweep still runs and writes the CSV,
+# and says that no chart was drawn: a GPU machine need not have gnuplot.
+# Needs: a POSIX shell, awk; gnuplot 5 for the chart.
 set -u
 program_name=block-sweep.sh
 [ $# -ge 2 ] || { echo "usage: sh plots/block-sweep.sh PROGRAM OUT_DIR [PROGRAM OPTIONS...]" >&2; exit 2; }
@@ -26,8 +28,7 @@ lesson=$1
 out_dir=$2
 shift 2
 [ -x "$lesson" ] || { echo "$program_name: $lesson is not a program (make lessonNN first)" >&2; exit 2; }
-command -v gnuplot >/dev/null 2>&1 ||
-    { echo "$program_name: gnuplot not found: install it (Debian/Ubuntu: apt install gnuplot-nox)" >&2; exit 1; }
+GNUPLOT=${GNUPLOT:-gnuplot}
 plot_dir=$(cd "$(dirname "$0")" && pwd)
 name=$(basename "$lesson")
 sizes=${BLOCK_SIZES:-$(seq 32 32 1024)}
@@ -70,6 +71,12 @@ for threads in $sizes; do
         "$work/out" >>"$csv"
 done
 
+if ! command -v "$GNUPLOT" >/dev/null 2>&1; then
+    echo "$program_name: wrote $csv (occupancy API's choice: ${chosen:-not printed});" \
+         "$GNUPLOT not found, so no chart (Debian/Ubuntu: apt install gnuplot-nox)"
+    exit 0
+fi
+
 # gnuplot reads one block per variant: its name, then "threads<TAB>ms" lines.
 awk -F , 'NR > 1 { if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } rows[$2] = rows[$2] $1 "\t" $3 "\n" }
           END { for (i = 1; i <= n; i++) printf "%s%s\n%s", (i > 1 ? "\n\n" : ""), order[i], rows[order[i]] }' \
@@ -80,9 +87,9 @@ backend=$(awk -F , 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "backend") c =
 [ "$backend" = emu ] && timing="CPU emulation, not GPU times" || timing="measured on this GPU"
 series=$(awk -F , 'NR > 1 && !seen[$2]++' "$csv" | wc -l)
 format=${FORMAT:-png}
-if [ "$format" = png ] && gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo; then format=pngcairo; fi
+if [ "$format" = png ] && "$GNUPLOT" -e 'set terminal' 2>&1 | grep -q pngcairo; then format=pngcairo; fi
 extension=$([ "$format" = svg ] && echo svg || echo png)
-gnuplot -e "format='$format'; outfile='$out_dir/$name-block-sweep.$extension'; \
+"$GNUPLOT" -e "format='$format'; outfile='$out_dir/$name-block-sweep.$extension'; \
             datafile='$work/sweep.dat'; series_count=$series; chosen_threads=${chosen:-0}; \
             chart_title='$name $*: kernel time against threads per block ($timing)'" \
     "$plot_dir/terminal.gp" "$plot_dir/block-sweep.gp" ||

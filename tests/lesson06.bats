@@ -266,6 +266,16 @@ build_solution_mutant() {
     assert_equal "$(cut -d , -f 1,2 "$BATS_TEST_TMPDIR/out/lesson06-block-sweep.csv" | tail -n +2)" "32,naive"
 }
 
+@test "plots/block-sweep.sh without gnuplot still sweeps, writes the CSV and says no chart was drawn" {
+    BLOCK_SIZES="32 64" GNUPLOT=/nonexistent/gnuplot run sh "$REPO/plots/block-sweep.sh" "$EMU_BUILD/lesson06" \
+        "$BATS_TEST_TMPDIR/out" -n 100x4 --reps 1 --warmup 0
+    assert_success
+    assert_output --partial "(occupancy API's choice: 1024); /nonexistent/gnuplot not found, so no chart"
+    assert_equal "$(cut -d , -f 1,2 "$BATS_TEST_TMPDIR/out/lesson06-block-sweep.csv" | tail -n +2 | tr '\n' ' ')" \
+        "32,naive 32,optimized 64,naive 64,optimized "
+    [ ! -e "$BATS_TEST_TMPDIR/out/lesson06-block-sweep.png" ]
+}
+
 @test "plots/block-sweep.sh refuses a program that is not there" {
     run sh "$REPO/plots/block-sweep.sh" "$BATS_TEST_TMPDIR/no-such-lesson" "$BATS_TEST_TMPDIR/out"
     assert_equal "$status" 2
