@@ -17,8 +17,8 @@
 #   4 tests     on a GPU the emulator's build and every .cu compiled by nvcc
 #               (nvcc-check) first, then the Bats files whose tests run the GPU
 #               build (the emulator's own files are make test's, which any
-#               machine runs; leaving them out keeps the report within its 8
-#               minutes). Under the emulator a quick subset (GPU_REPORT_BATS),
+#               machine runs: leaving them out keeps the report short). Under
+#               the emulator a quick subset (GPU_REPORT_BATS),
 #               said so in the summary
 #   5 sanitize  every lesson under compute-sanitizer's memcheck, racecheck,
 #               initcheck and synccheck, or the emulator's --sanitize checks
@@ -82,7 +82,7 @@ if [ "$BACKEND" = cuda ] && [ "$GPU_COUNT" -gt 0 ]; then
     slug=$(printf '%s' "$device" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9' '-' |
            sed 's/--*/-/g; s/^-//; s/-$//')
     folder=${GPU_REPORT_DIR:-plots/reference/$slug}
-    # three timed runs a row, not make bench's five: the report's 8 minutes
+    # three timed runs a row, not make bench's five: on an H200 the bench step took 3 minutes
     export BENCH_REPS=${BENCH_REPS:-3} BENCH_WARMUP=${BENCH_WARMUP:-1}
 else
     on_gpu=no
