@@ -355,9 +355,9 @@ help:
 	@echo "                 heat maps of the fields lesson03 --output wrote under plots/results/"
 	@echo "                 and lesson09's model of its scaling"
 	@echo "  gpu-report     the whole course on this machine in one run: build, each lesson's targets"
-	@echo "                 judged, bench, tests, sanitizers, ncu metrics, charts; one folder to send back,"
+	@echo "                 judged, bench, sanitizers, ncu metrics, tests, charts; one folder to send back,"
 	@echo "                 plots/reference/<gpu>/summary.md (without a GPU: plots/results/cpu-emulation/);"
-	@echo "                 GPU_REPORT_QUICK=1: build, targets, tests and sanitizers only"
+	@echo "                 GPU_REPORT_QUICK=1: build, targets, sanitizers and tests only"
 	@echo "  sanitize       every lesson under the bug finders: compute-sanitizer on a GPU, else the"
 	@echo "                 emulator's --sanitize checks (races, uninitialized and out-of-bounds memory)"
 	@echo "  profile        every lesson at a small size, a table per kernel: global sectors per request"
@@ -384,7 +384,7 @@ help:
 	  "" "(make sanitize sets it itself)" \
 	  "PROFILE=1" "build with emucc --profile, into build/emu-profile (make profile sets it)" \
 	  "LESSON=NN" "make profile: that lesson only" \
-	  "GPU_REPORT_QUICK=1" "make gpu-report: build, targets, tests and sanitizers only" \
+	  "GPU_REPORT_QUICK=1" "make gpu-report: build, targets, sanitizers and tests only" \
 	  "GRADE_FROM=$(GRADE_FROM)" "make grade: the lessons/ folder whose exercises it checks" \
 	  "GRADE_STUDENT=..." "make grade: the student's name in the CSV (default: the folder" \
 	  "" "that holds GRADE_FROM)" \
@@ -404,8 +404,8 @@ bench: all
 	$(EMUCC) -O2 -o build/emu-bench common/emu/bench.cu
 	./build/emu-bench
 
-# make gpu-report: build, each lesson.conf's TARGET judged, bench, tests,
-# sanitizers, ncu's metrics and the charts, into plots/reference/<gpu-slug>/ on a
+# make gpu-report: build, each lesson.conf's TARGET judged, bench,
+# sanitizers, ncu's metrics, tests and the charts, into plots/reference/<gpu-slug>/ on a
 # GPU, plots/results/cpu-emulation/ without one (common/gpu-report.sh); the
 # lessons this machine cannot build are named to it, as problems.
 gpu-report:

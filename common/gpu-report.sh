@@ -4,7 +4,7 @@
 #
 #   make gpu-report                     the usual way; the Makefile passes what it
 #                                       resolved (BACKEND, CUDA_ARCH, GPU_COUNT, ...)
-#   make gpu-report GPU_REPORT_QUICK=1  no sweep, no ncu, no charts (steps 1, 2, 4, 5)
+#   make gpu-report GPU_REPORT_QUICK=1  no sweep, no ncu, no charts (steps 1, 2, 4, 6)
 #
 # The steps, each timed ("step 3 bench: 27s ok"); a step that fails does not
 # stop the others:
@@ -14,23 +14,24 @@
 #               common/gpu-judge.awk (under the emulator: shown, not judged)
 #   3 bench     every lesson over its lesson.conf sweep (common/bench.sh), each
 #               run's rows written as it ends
-#   4 tests     on a GPU the emulator's build and every .cu compiled by nvcc
+#   4 sanitize  every lesson under compute-sanitizer's memcheck, racecheck,
+#               initcheck and synccheck, or the emulator's --sanitize checks
+#   5 ncu       Nsight Compute's short metric set for the kernels of each lesson's
+#               NCU_ARGS run (naive and optimized, as a rule), or "ncu not found: skipped"
+#   6 tests     on a GPU the emulator's build and every .cu compiled by nvcc
 #               (nvcc-check) first, then the Bats files whose tests run the GPU
 #               build (the emulator's own files are make test's, which any
-#               machine runs; leaving them out keeps the report within its 8
-#               minutes). Under the emulator a quick subset (GPU_REPORT_BATS),
-#               said so in the summary
-#   5 sanitize  every lesson under compute-sanitizer's memcheck, racecheck,
-#               initcheck and synccheck, or the emulator's --sanitize checks
-#   6 ncu       Nsight Compute's short metric set for the kernels of each lesson's
-#               NCU_ARGS run (naive and optimized, as a rule), or "ncu not found: skipped"
+#               machine runs: leaving them out keeps the report short). Under
+#               the emulator a quick subset (GPU_REPORT_BATS), said so in the
+#               summary
 #   7 charts    make plots' charts of the results, into the folder
 #   8 summary   summary.md in full (it is rewritten after every step, marked
 #               unfinished: a run stopped by a time limit leaves what it had done)
 # The order puts first what a short loan of a GPU must not miss: the
 # measurements, which need the machine to themselves (the verdicts, then the
-# long sweep), and only the builds they need before them; the checks that time
-# nothing come after. A machine without bats or gnuplot skips steps 4 and 7,
+# long sweep), and only the builds they need before them; then the checks that
+# time nothing, the quick ones first (on an H200: sanitize 13 s, ncu 48 s, the
+# tests some minutes). A machine without bats or gnuplot skips steps 6 and 7,
 # saying so (the charts can be drawn from the folder's CSV anywhere), and a
 # lesson that needs what the machine lacks (MPI, stb_image) is listed as not
 # built, among the problems.
@@ -40,13 +41,13 @@
 # Settings (environment): GPU_REPORT_QUICK=1; GPU_REPORT_LESSONS: the lessons
 # (default: every one this machine builds); GPU_REPORT_TARGETS: a file of
 # TARGET lines to judge instead of the lesson.confs'; GPU_REPORT_BATS: the
-# .bats files of step 4; GPU_REPORT_DIR: the folder; GPU_REPORT_NOT_BUILT: the
+# .bats files of step 6; GPU_REPORT_DIR: the folder; GPU_REPORT_NOT_BUILT: the
 # lessons make cannot build here and why ("lessonNN: it needs ...; lessonMM:
 # ...", as make gpu-report passes them; with GPU_REPORT_LESSONS, those of its
 # lessons only); BATS, GNUPLOT: the commands (default bats, gnuplot);
 # GPU_REPORT_JUDGE_EMULATED=1: judge the emulator's figures too (to test the
 # judge: they say nothing of a GPU); GPU_REPORT_BATS_JOBS: Bats files run side
-# by side on a GPU (default: one for every 2 cores; 1: the whole suite in one
+# by side on a GPU (default: one for every core; 1: the whole suite in one
 # bats); BENCH_REPS, BENCH_WARMUP: as for make bench (default 3 and 1 on a GPU,
 # 1 and 0 under the emulator).
 #
@@ -82,7 +83,7 @@ if [ "$BACKEND" = cuda ] && [ "$GPU_COUNT" -gt 0 ]; then
     slug=$(printf '%s' "$device" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9' '-' |
            sed 's/--*/-/g; s/^-//; s/-$//')
     folder=${GPU_REPORT_DIR:-plots/reference/$slug}
-    # three timed runs a row, not make bench's five: the report's 8 minutes
+    # three timed runs a row, not make bench's five: on an H200 the bench step took 3 minutes
     export BENCH_REPS=${BENCH_REPS:-3} BENCH_WARMUP=${BENCH_WARMUP:-1}
 else
     on_gpu=no
@@ -184,10 +185,10 @@ build_all() {
     return $status
 }
 
-# ---- 4. tests ----------------------------------------------------------------
+# ---- 6. tests ----------------------------------------------------------------
 
 run_tests() {
-    local file files_at_once=${GPU_REPORT_BATS_JOBS:-$(( jobs / 2 > 1 ? jobs / 2 : 1 ))} status=0 libraries
+    local file files_at_once=${GPU_REPORT_BATS_JOBS:-$jobs} status=0 libraries
     libraries=$(for dir in ${BATS_LIB_PATH//:/ } /usr/lib/bats; do
                     [ -d "$dir/bats-assert" ] && [ -d "$dir/bats-support" ] && echo "$dir"
                 done)
@@ -227,7 +228,7 @@ run_tests() {
     return $status
 }
 
-# ---- 5. sanitize ---------------------------------------------------------------
+# ---- 4. sanitize ---------------------------------------------------------------
 
 # Each lesson alone (sanitize.sh), several side by side; the log in lesson order.
 sanitize_all() {
@@ -368,7 +369,7 @@ bench_all() {
     return $status
 }
 
-# ---- 6. ncu ------------------------------------------------------------------
+# ---- 5. ncu ------------------------------------------------------------------
 
 # DRAM throughput as a share of peak, achieved occupancy, global-load sectors
 # per request, shared-memory bank conflicts (loads, stores), warp execution
@@ -480,13 +481,13 @@ write_summary() {
         sed 's/^/    /' "$folder/commit.txt" "$folder/machine.txt"
         echo
         if [ "$quick" = 1 ]; then
-            echo "GPU_REPORT_QUICK=1: build, targets, tests and sanitizers only (no sweep, ncu or charts)."
-            [ $on_gpu = yes ] && echo "Step 4 ran the test files that use the GPU build: $bats_files."
+            echo "GPU_REPORT_QUICK=1: build, targets, sanitizers and tests only (no sweep, ncu or charts)."
+            [ $on_gpu = yes ] && echo "Step 6 ran the test files that use the GPU build: $bats_files."
             echo
         fi
         if [ $on_gpu = no ]; then
             echo "Under the CPU emulator step 1 built the lessons alone (no exercises, solutions or nvcc build),"
-            echo "step 4 ran a quick subset of the Bats suite ($bats_files), not all of it;"
+            echo "step 6 ran a quick subset of the Bats suite ($bats_files), not all of it;"
             echo "the targets are shown, not judged: emulated times are CPU times."
             echo
         fi
@@ -530,9 +531,9 @@ describe_machine
 step 1 build build_all
 step 2 targets judge_targets
 if [ "$quick" = 1 ]; then skipped_step 3 bench GPU_REPORT_QUICK; else step 3 bench bench_all; fi
-step 4 tests run_tests
-step 5 sanitize sanitize_all
-if [ "$quick" = 1 ]; then skipped_step 6 ncu GPU_REPORT_QUICK; else step 6 ncu profile_all; fi
+step 4 sanitize sanitize_all
+if [ "$quick" = 1 ]; then skipped_step 5 ncu GPU_REPORT_QUICK; else step 5 ncu profile_all; fi
+step 6 tests run_tests
 if [ "$quick" = 1 ]; then skipped_step 7 charts GPU_REPORT_QUICK; else step 7 charts draw_charts; fi
 started=$SECONDS
 echo "step 8 summary: $((SECONDS - started))s ok" >> "$work/steps"

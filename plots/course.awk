@@ -1,6 +1,6 @@
 # plots/course.awk - one line per lesson for the course-wide chart (plots/course.gp):
 # the lesson's last kernel row at the largest size of the latest run,
-#   lesson<TAB>speedup over the CPU<TAB>% of peak<TAB>size
+#   lesson<TAB>speedup over the CPU<TAB>% of peak<TAB>size (shortened: 64M)
 # from one results file (columns read by name). Lessons without such a row are left out.
 # The last kernel of a lesson is its optimized variant, or the one its lesson.conf names
 # as COURSE_CHART_VARIANT, given as -v last="lesson04=warptiled ...".
@@ -31,6 +31,16 @@ $column["variant"] == ($column["lesson"] in last_variant ? last_variant[$column[
         size[lesson] = $column["size"]
     }
 }
+# A size as the lessons take it: 64000000 as 64M, 268435456 as 256Mi (a label
+# under a bar has room for a few characters); 1920x1080 as it is.
+function short_size(size) {
+    if (size !~ /^[0-9]+$/ || size < 1000) return size
+    if (size % 1048576 == 0) return (size / 1048576) "Mi"
+    if (size % 1000000 == 0) return (size / 1000000) "M"
+    if (size % 1024 == 0) return (size / 1024) "Ki"
+    if (size % 1000 == 0) return (size / 1000) "k"
+    return size
+}
 END {
     count = 0
     for (lesson in speedup) lessons[++count] = lesson
@@ -41,6 +51,6 @@ END {
         }
     for (i = 1; i <= count; i++) {
         lesson = lessons[i]
-        print lesson, speedup[lesson], (peak[lesson] == "" ? 0 : peak[lesson]), size[lesson]
+        print lesson, speedup[lesson], (peak[lesson] == "" ? 0 : peak[lesson]), short_size(size[lesson])
     }
 }

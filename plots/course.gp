@@ -21,12 +21,15 @@ set multiplot layout 2, 1 title chart_title
 set ylabel "speedup over the CPU (x, log)"
 set logscale y
 set yrange [0.1 : speedup_max * 5.0]
-plot datafile using 0:2:xtic(sprintf('%s (n = %s)', strcol(1), strcol(4))) \
+# (the size under the name, smaller: nine lessons' names and sizes side by side overlap)
+set xtics font ',14'
+plot datafile using 0:2:xtic(sprintf("%s\n%s", strcol(1), strcol(4))) \
          with boxes linecolor rgb '#1f77b4', \
      '' using 0:2:(sprintf('%.1fx', $2)) with labels offset 0,1 font ',18', \
      1 with lines dashtype 2 linecolor rgb '#000000'
 
 unset logscale y
+set xtics font ''
 set ylabel "% of attainable peak"
 set yrange [0 : 110]
 set ytics 0, 20, 100

@@ -105,7 +105,7 @@ judge() {
     [ "$(cat lessons/0[1-8]-*/lesson.conf | grep -c '^TARGET')" -ge 12 ]
 }
 
-# One-test Bats files for the report's step 4 (the suite itself runs in make test): quick.bats,
+# One-test Bats files for the report's step 6 (the suite itself runs in make test): quick.bats,
 # and with an argument a second one, quick2.bats; their names, for GPU_REPORT_BATS.
 quick_suite() {
     # (printf: a line of this file that starts with the word would be a test of its own)
@@ -123,9 +123,9 @@ quick_suite() {
     assert_line --regexp '^step 1 build: [0-9]+s ok$'
     assert_line --regexp '^step 2 targets: [0-9]+s ok$'
     assert_line --regexp '^step 3 bench: [0-9]+s ok$'
-    assert_line --regexp '^step 4 tests: [0-9]+s ok$'
-    assert_line --regexp '^step 5 sanitize: [0-9]+s ok$'
-    assert_line --regexp '^step 6 ncu: [0-9]+s (skipped \(ncu not found: skipped\)|ok)$'
+    assert_line --regexp '^step 4 sanitize: [0-9]+s ok$'
+    assert_line --regexp '^step 5 ncu: [0-9]+s (skipped \(ncu not found: skipped\)|ok)$'
+    assert_line --regexp '^step 6 tests: [0-9]+s ok$'
     assert_line --regexp '^step 7 charts: [0-9]+s ok$'
     for file in cpu-emulation.csv targets.csv tests.tap sanitizer.log ncu.csv commit.txt machine.txt \
             summary.md charts/cpu-emulation-lesson01-sweep.png charts/cpu-emulation-lesson01-sweep.svg; do
@@ -145,7 +145,7 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     [ "$(awk -F , 'NR > 1 { print $4 }' "$folder/cpu-emulation.csv" | sort -u | wc -l)" -ge 2 ]
     summary="$folder/summary.md"
     grep -qx '# make gpu-report: CPU emulation (no GPU): not GPU results' "$summary"
-    grep -q "step 4 ran a quick subset of the Bats suite ($BATS_TEST_TMPDIR/quick.bats $BATS_TEST_TMPDIR/quick2.bats)" "$summary"
+    grep -q "step 6 ran a quick subset of the Bats suite ($BATS_TEST_TMPDIR/quick.bats $BATS_TEST_TMPDIR/quick2.bats)" "$summary"
     grep -Eq '^    step 3 bench: [0-9]+s ok$' "$summary"
     # one row per target of the lesson, with its emulated figure, not judged
     [ "$(grep -c '^| lesson[0-9]' "$summary")" -eq 1 ]
@@ -170,7 +170,7 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
         GPU_REPORT_TARGETS="$BATS_TEST_TMPDIR/mutant.conf" GPU_REPORT_JUDGE_EMULATED=1
     assert_failure
     assert_line --regexp '^step 2 targets: [0-9]+s FAILED$'
-    assert_line --regexp '^step 4 tests: [0-9]+s FAILED$'
+    assert_line --regexp '^step 6 tests: [0-9]+s FAILED$'
     grep -qx -- '- tests.tap, line 2: not ok 1 a failing test' "$folder/summary.md"
     assert_line --regexp '^\| lesson01 \| optimized kernel at 90% of the device-copy row \| [0-9.]+% \(CPU emulation\) \| >= 1000% \| missed \(judged on CPU emulation figures\) \|$'
     assert_line --regexp '^\| lesson01 \| checks pass \| [0-9.]+ ms \(CPU emulation\) \| >= 0 ms \| met \(judged on CPU emulation figures\) \|$'
@@ -179,7 +179,7 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     grep -q '^- step 2 targets: [0-9]*s FAILED' "$folder/summary.md"
     # the steps after a failed one ran; the charts wait for a machine with gnuplot
     assert_line --regexp '^step 3 bench: [0-9]+s ok$'
-    assert_line --regexp '^step 6 ncu: [0-9]+s ok$'
+    assert_line --regexp '^step 5 ncu: [0-9]+s ok$'
     assert_line --regexp "^step 7 charts: [0-9]+s skipped \(gnuplot not found: make plots draws the charts from this folder's CSV on a machine with it\)$"
     [ -s "$folder/cpu-emulation.csv" ]
     [ ! -e "$folder/charts" ]
@@ -201,12 +201,12 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
     assert_failure
     assert_line --regexp '^step 2 targets: [0-9]+s ok$'
     assert_line 'step 3 bench: skipped (GPU_REPORT_QUICK)'
-    assert_line --regexp '^step 4 tests: [0-9]+s skipped \(bats with bats-assert and bats-support not found \(/nonexistent/bats; BATS_LIB_PATH=.*\): sudo apt-get install bats bats-assert bats-support\)$'
-    assert_line --regexp '^step 5 sanitize: [0-9]+s ok$'
-    assert_line 'step 6 ncu: skipped (GPU_REPORT_QUICK)'
+    assert_line --regexp '^step 6 tests: [0-9]+s skipped \(bats with bats-assert and bats-support not found \(/nonexistent/bats; BATS_LIB_PATH=.*\): sudo apt-get install bats bats-assert bats-support\)$'
+    assert_line --regexp '^step 4 sanitize: [0-9]+s ok$'
+    assert_line 'step 5 ncu: skipped (GPU_REPORT_QUICK)'
     assert_line 'step 7 charts: skipped (GPU_REPORT_QUICK)'
     assert_line "gpu-report.sh: failed steps: none; targets missed: no; not built here: lesson02 lesson08"
-    grep -qx 'GPU_REPORT_QUICK=1: build, targets, tests and sanitizers only (no sweep, ncu or charts).' "$folder/summary.md"
+    grep -qx 'GPU_REPORT_QUICK=1: build, targets, sanitizers and tests only (no sweep, ncu or charts).' "$folder/summary.md"
     grep -qx -- '- not built here: lesson02: it needs stb_image, which is not installed (no stb/stb_image.h): sudo apt-get install libstb-dev' "$folder/summary.md"
     grep -qx -- '- not built here: lesson08: it needs stb_image, which is not installed (no stb/stb_image.h): sudo apt-get install libstb-dev' "$folder/summary.md"
     grep -qx 'not built here: lesson02: it needs stb_image, which is not installed (no stb/stb_image.h): sudo apt-get install libstb-dev' "$folder/logs/build.log"
@@ -219,7 +219,7 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
 
 @test "a report stopped before its end, as by a time limit, leaves summary.md with the steps that ended" {
     folder="$BATS_TEST_TMPDIR/report"
-    # make, until step 5's build of the sanitizer's programs: there the report is killed
+    # make, until step 4's build of the sanitizer's programs: there the report is killed
     cat > "$BATS_TEST_TMPDIR/make" <<'STAND_IN'
 #!/bin/sh
 case " $* " in *" SANITIZE=1 "*) kill -KILL "$PPID"; exit 1 ;; esac
@@ -230,14 +230,13 @@ STAND_IN
         GPU_REPORT_BATS="$(quick_suite)" bash common/gpu-report.sh
     assert_equal "$status" 137
     summary="$folder/summary.md"
-    grep -qx '\*\*Unfinished:\*\* written after step 4 of 8. A report that stops here was cut short (a time' "$summary"
+    grep -qx '\*\*Unfinished:\*\* written after step 3 of 8. A report that stops here was cut short (a time' "$summary"
     grep -Eq '^    step 1 build: [0-9]+s ok$' "$summary"
     grep -Eq '^    step 2 targets: [0-9]+s ok$' "$summary"
     grep -Eq '^    step 3 bench: [0-9]+s ok$' "$summary"
-    grep -Eq '^    step 4 tests: [0-9]+s ok$' "$summary"
-    ! grep -q 'step 5' "$summary"
+    ! grep -q 'step 4' "$summary"
     grep -q "^commit: $(git rev-parse HEAD)" "$folder/commit.txt"
-    [ -s "$folder/tests.tap" ]
+    [ -s "$folder/targets.csv" ]
 }
 
 @test "gpu-report.sh refuses a folder that holds something other than a report" {

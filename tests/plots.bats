@@ -213,13 +213,15 @@ is_png() {
     tail -n +2 "$fixtures/test-gpu-a.csv" >> "$results"
     run awk -f plots/course.awk "$results"
     assert_success
-    assert_output "$(printf 'lesson01\t32.727\t65.45\t1000000')"
+    # (the size shortened to fit under the bar)
+    assert_output "$(printf 'lesson01\t32.727\t65.45\t1M')"
     run sh plots/plot.sh "$out" "$results"
     assert_success
     assert_line "  $out/course-course.png, .svg"
     is_png "$out/course-course.png"
     grep -q 'the course on Test GPU A' "$out/course-course.svg"
     grep -q '32.7x' "$out/course-course.svg"
+    grep -q '>1M<' "$out/course-course.svg"
 }
 
 @test "the course chart takes a lesson's COURSE_CHART_VARIANT as its last kernel, and optimized elsewhere" {
@@ -233,7 +235,7 @@ is_png() {
     echo "$row" | sed 's/^lesson01,optimized,/lesson04,warptiled,/; s/,32.727,PASS,/,24.25,PASS,/' >> "$results"
     run awk -f plots/course.awk -v last="lesson04=warptiled" "$results"
     assert_success
-    assert_output "$(printf 'lesson01\t32.727\t65.45\t1000000\nlesson04\t24.25\t65.45\t1000000')"
+    assert_output "$(printf 'lesson01\t32.727\t65.45\t1M\nlesson04\t24.25\t65.45\t1M')"
     # and lesson 04's lesson.conf is what plot.sh reads
     grep -qx 'COURSE_CHART_VARIANT = warptiled' lessons/04-sgemm/lesson.conf
     needs_gnuplot
