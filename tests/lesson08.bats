@@ -70,23 +70,27 @@ assert_refused() {
     assert_line --regexp "^naive +transfers .* PASS \(max err 0\)$"
     assert_line --regexp "^optimized +kernel .* PASS \(max err 0\)$"
     assert_line --regexp "^optimized +transfers .* PASS \(max err 0\)$"
+    assert_line --regexp "^sliding +kernel .* PASS \(max err 0\)$"
     assert_line "per frame, 3 frames of 64x48 a run:"
     assert_line --regexp "^  naive +kernel [0-9.]+ ms +end to end [0-9.]+ ms = [0-9.]+ frames/s +copies [0-9]+%$"
     assert_line --regexp "^  optimized +kernel [0-9.]+ ms +end to end [0-9.]+ ms = [0-9.]+ frames/s +copies [0-9]+%$"
-    assert_line "all 4 checks passed against the CPU reference: naive, optimized"
+    # sliding has a kernel row only
+    assert_line --regexp "^  sliding +kernel [0-9.]+ ms *$"
+    assert_line "all 5 checks passed against the CPU reference: naive, optimized, sliding"
 }
 
 @test "lesson08's kernels stay inside the frames at awkward sizes in every thread order" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     # guard mode: a read or write past a device array's end stops the program;
     # poison mode: device memory starts as 0xFF, so a pixel nobody wrote fails the check;
-    # 5 frames: more than the 4 streams of the pipeline
+    # 5 frames: more than the 4 streams of the pipeline; widths of 4 and 36, multiples
+    # of 4, take sliding's word loads, the others its pixel-by-pixel path
     for order in forward reverse random:2024; do
-        for size in 1x1 2x2 33x33 31x65; do
+        for size in 1x1 2x2 4x3 33x33 31x65 36x33; do
             CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
                 run "$EMU_BUILD/lesson08" -n "$size" --frames 5 "${QUICK[@]}" --csv
             assert_success
-            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 4
+            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 5
         done
     done
 }
@@ -106,7 +110,7 @@ assert_refused() {
     use_gpu_build
     run --separate-stderr "$BUILD/lesson08" -n 61x59 --frames 7 --seed 777 "${QUICK[@]}" --csv
     assert_success
-    assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 4
+    assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 5
     assert_equal "$(csv_column elements <<<"$output" | sort -u)" 3599
 }
 
@@ -118,7 +122,7 @@ assert_refused() {
         --output "$folder/edges.png" --frames 1 "${QUICK[@]}"
     assert_success
     assert_line "problem  frame size = 512x512; moves 1.0 MB, 0 FLOP"
-    assert_line "all 4 checks passed against the CPU reference: naive, optimized"
+    assert_line "all 5 checks passed against the CPU reference: naive, optimized, sliding"
     assert_equal "$stderr" "lesson08: wrote $folder/edges.png (512x512, 8-bit edge map)"
     # a valid PNG of the photo's size, one channel, every pixel as the rule says
     [ "$(head -c 8 "$folder/edges.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
@@ -227,6 +231,21 @@ run_mutated_lesson() {
     assert_equal "$status" 1
     [[ "$stderr" == *"optimized (kernel) FAIL: edges: first mismatch at (row 0, column 12): "* ]] ||
         fail "stderr does not name the last column: $stderr"
+}
+
+@test "a sliding kernel whose word loads run past the row's end fails at the last column" {
+    # the group of pixels 36 to 39 of a 36-pixel row is the next row's first 4: it must be clamped
+    run_mutated_lesson 's/if (words_fit \&\& column >= 0 \&\& column + GROUP <= width) {/if (words_fit \&\& column >= 0 \&\& column + GROUP <= width + GROUP) {/' \
+        -n 36x5 --frames 2 --only sliding
+    assert_equal "$status" 1
+    [[ "$stderr" == *"sliding (kernel) FAIL: edges: first mismatch at (row 0, column 35): "* ]] ||
+        fail "stderr does not name the last column: $stderr"
+}
+
+@test "a sliding kernel whose window does not move down fails" {
+    run_mutated_lesson 's/^        nw = w, n = here, ne = e;$//' -n 36x34 --only sliding
+    assert_equal "$status" 1
+    assert_line --regexp "^sliding +kernel .* FAIL "
 }
 
 # ---- the exercise and its checker ---------------------------------------------

@@ -138,14 +138,9 @@ __global__ void grayscale_optimized(const unsigned char *__restrict__ rgb,
     long long groups = pixels / PIXELS_PER_THREAD;
     if (group < groups) {
         const unsigned int *words = (const unsigned int *)rgb + 3 * group;
-        unsigned int w0 = words[0], w1 = words[1], w2 = words[2];
-#define BYTE(word, k) (((word) >> (8 * (k))) & 0xFFu)
-        unsigned int g0 = luma(BYTE(w0, 0), BYTE(w0, 1), BYTE(w0, 2));
-        unsigned int g1 = luma(BYTE(w0, 3), BYTE(w1, 0), BYTE(w1, 1));
-        unsigned int g2 = luma(BYTE(w1, 2), BYTE(w1, 3), BYTE(w2, 0));
-        unsigned int g3 = luma(BYTE(w2, 1), BYTE(w2, 2), BYTE(w2, 3));
-#undef BYTE
-        ((unsigned int *)gray)[group] = g0 | g1 << 8 | g2 << 16 | g3 << 24;
+        unsigned int g[4];
+        luma_of_words(words[0], words[1], words[2], g);
+        ((unsigned int *)gray)[group] = g[0] | g[1] << 8 | g[2] << 16 | g[3] << 24;
     }
     long long leftover = groups * PIXELS_PER_THREAD + group;
     if (group < pixels % PIXELS_PER_THREAD)
