@@ -15,14 +15,15 @@ passing_rows() {
 @test "lesson03's kernels stay inside the field in every thread order, over several launches" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     # guard mode: a read or write past a buffer's end stops the program; poison mode: memory
-    # starts as NaN, so a cell nobody wrote fails; 17 steps = two full optimized launches
-    # of 8 steps and one of 1, and 17 ping-pong passes for naive and shared
+    # starts as NaN, so a cell nobody wrote fails; 17 steps = two full launches of 8 steps
+    # and one of 1 for optimized and registers, and 17 ping-pong passes for naive and shared;
+    # 225x70 is two by three of registers' 112 x 32 tiles and a cell more
     for order in forward reverse random:2024; do
-        for shape in 1x1 33x9 65x33; do
+        for shape in 1x1 33x9 65x33 225x70; do
             CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
                 run "$EMU_BUILD/lesson03" -n "$shape" --steps 17 --reps 1 --warmup 0 --csv
             assert_success
-            assert_equal "$(passing_rows <<<"$output")" 3
+            assert_equal "$(passing_rows <<<"$output")" 4
         done
     done
 }
@@ -32,7 +33,7 @@ passing_rows() {
     for steps in 1 8 16; do
         run "$BUILD/lesson03" -n 70x19 --steps "$steps" --reps 1 --warmup 0 --csv
         assert_success
-        assert_equal "$(passing_rows <<<"$output")" 3
+        assert_equal "$(passing_rows <<<"$output")" 4
     done
 }
 
@@ -53,7 +54,8 @@ passing_rows() {
     assert_line --regexp "^naive +kernel .* PASS \(max err 0\)$"
     assert_line --regexp "^shared +kernel .* PASS \(max err 0\)$"
     assert_line --regexp "^optimized +kernel .* PASS \(max err 0\)$"
-    assert_line "all 3 checks passed against the CPU reference: naive, shared, optimized"
+    assert_line --regexp "^registers +kernel .* PASS \(max err 0\)$"
+    assert_line "all 4 checks passed against the CPU reference: naive, shared, optimized, registers"
 }
 
 @test "lesson03 prints the L2, shared memory and registers the device reports" {
@@ -246,4 +248,36 @@ build_mutated_lesson() {
         --only optimized --reps 1 --warmup 0
     assert_equal "$status" 1
     assert_line --regexp "^optimized +kernel .* FAIL "
+}
+
+@test "registers: each launch of fewer than 8 steps, on tiles cut by every border, matches to the bit" {
+    use_gpu_build
+    # 1 to 7 steps skip 7 to 1 of the outer rings; 9 to 15 add a short second launch.
+    # 113x33: a second column and row of tiles, one cell wide; 111x31: one tile, cut short
+    for shape in 111x31 113x33 1x40 40x1; do
+        for steps in 1 2 3 4 5 6 7 9 15; do
+            run "$BUILD/lesson03" -n "$shape" --steps "$steps" --only registers --reps 1 --warmup 0 --csv
+            assert_success
+            assert_line --regexp "^lesson03,registers,kernel,$shape,.*,PASS,0,"
+        done
+    done
+}
+
+@test "registers: shifting the registers in the wrong order fails" {
+    # the next cell's up must be this cell's centre, taken before the centre moves on
+    build_mutated_lesson '/^                up = centre;$/{N;s/\(.*\)\n\(.*\)/\2\n\1/}'
+    run --separate-stderr "$BATS_TEST_TMPDIR/broken" -n 40x5 --steps 3 --only registers \
+        --reps 1 --warmup 0
+    assert_equal "$status" 1
+    assert_line --regexp "^registers +kernel .* FAIL \(max err "
+    [[ "$stderr" == *"lesson03: registers (kernel) FAIL: final field: first mismatch at (row "* ]] ||
+        fail "stderr does not name the first mismatch: $stderr"
+}
+
+@test "registers: without the barrier between steps it fails in reverse thread order" {
+    build_mutated_lesson '/the next step reads the neighbouring columns/{n;d}'
+    CUDA_EMU_ORDER=reverse run --separate-stderr "$BATS_TEST_TMPDIR/broken" -n 65x33 --steps 5 \
+        --only registers --reps 1 --warmup 0
+    assert_equal "$status" 1
+    assert_line --regexp "^registers +kernel .* FAIL "
 }
