@@ -36,7 +36,8 @@ case $tool in
 esac
 
 # The metrics of the table, as Nsight Compute names them (runtime/profile.cpp counts the same).
-metrics="launch__grid_size,launch__block_size,launch__shared_mem_per_block_dynamic"
+metrics="launch__grid_size,launch__block_size,launch__shared_mem_per_block_static"
+metrics="$metrics,launch__shared_mem_per_block_dynamic"
 metrics="$metrics,device__attribute_multiprocessor_count,launch__occupancy_limit_blocks"
 metrics="$metrics,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem"
 metrics="$metrics,launch__occupancy_limit_warps,sm__maximum_warps_per_active_cycle_pct"
@@ -92,6 +93,8 @@ ncu_table() {
             print " launch:"
             row("launch__grid_size", last[n, "launch__grid_size"], "blocks in the grid")
             row("launch__block_size", last[n, "launch__block_size"], "threads per block")
+            if ((n, "launch__shared_mem_per_block_static") in last)
+                row("launch__shared_mem_per_block_static", last[n, "launch__shared_mem_per_block_static"], "bytes of static shared memory per block (its __shared__ variables)")
             row("launch__shared_mem_per_block_dynamic", last[n, "launch__shared_mem_per_block_dynamic"], "bytes of dynamic shared memory per block")
             row("device__attribute_multiprocessor_count", last[n, "device__attribute_multiprocessor_count"], "SMs of this GPU")
             least = last[n, "launch__occupancy_limit_blocks"] + 0

@@ -121,6 +121,19 @@ known_answers() {  # runs known_answers.cu once per test file's temporary folder
     done
 }
 
+@test "a block's static and dynamic shared memory together set how many blocks an SM holds" {
+    known_answers
+    # 40 KiB + 8 bytes of __shared__ variables, 8 KiB dynamic: 4 blocks of 4 warps on the H100
+    assert_figure "$CSV" shared_hog launch__shared_mem_per_block_static 40968
+    assert_figure "$CSV" shared_hog launch__shared_mem_per_block_dynamic 8192
+    assert_figure "$CSV" shared_hog "min(launch__occupancy_limit_*)" 4
+    assert_figure "$CSV" shared_hog sm__maximum_warps_per_active_cycle_pct 25
+    # a kernel without shared memory takes none; tile_column's tile is its own
+    assert_figure "$CSV" read_consecutive launch__shared_mem_per_block_static 0
+    assert_figure "$CSV" "tile_column<32>" launch__shared_mem_per_block_static 4096
+    assert_figure "$CSV" "tile_column<33>" launch__shared_mem_per_block_static 4224
+}
+
 @test "taking an element's address is no load" {
     known_answers
     [ -z "$(figure "$CSV" address_only l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum)" ] ||

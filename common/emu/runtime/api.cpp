@@ -758,8 +758,9 @@ cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 // The model (resident_blocks_per_sm in runtime/models.cpp): an SM of the modelled GPU holds as
 // many blocks as the tightest of its limits on threads (in whole warps of 32), blocks, registers
 // and shared memory allows, each block using its dynamic shared memory plus what the runtime
-// reserves, as in the toolkit's cuda_occupancy.h. Static __shared__ arrays are not counted (the
-// emulator cannot see their size) and registers are assumed to be 32 per thread, so they never
+// reserves, as in the toolkit's cuda_occupancy.h. Static __shared__ arrays are not counted (only a
+// build with --profile sees their size, when the threads declare them: its table counts them) and
+// registers are assumed to be 32 per thread, so they never
 // limit (unless CUDA_EMU_REGISTERS says otherwise).
 // Registers and local memory (spills) are what nvcc decides, so the emulator cannot know them:
 // CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES set what every kernel reports, to see what a

@@ -185,6 +185,8 @@ Space memory_space(const void* address, const char** base);
 void profile_access(const void* address, size_t size, bool writes, const void* pc);
 void profile_launch(const LaunchConfig& config, const char* kernel_name);
 void profile_block_start();
+// A static __shared__ variable of `size` bytes at `start`, declared by the running block's code.
+void profile_static_shared(const void* start, size_t size);
 void profile_block_end(const char* kernel_name);
 // Called once at startup by enable_checks; per_line: emucc --lines.
 void start_profile(bool per_line);

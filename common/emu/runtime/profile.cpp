@@ -87,6 +87,7 @@ struct KernelFigures {
     bool shapes_vary = false;
     std::map<Site, Counts> sites;
     std::map<uintptr_t, uint64_t> atomic_addresses;  // how many atomics each address took
+    size_t static_shared_bytes = 0;  // the most any block's __shared__ variables took
 };
 
 // All kernels' figures, in the order of their first launch. Made with new and never freed: they
@@ -109,6 +110,9 @@ struct VisitHash {
     }
 };
 thread_local std::vector<Event> events;
+// The static __shared__ variables the running block's threads declared, by their address in this
+// worker (each is one thread_local, which every block the worker runs uses).
+thread_local std::vector<std::pair<const void*, size_t>> static_shared;
 thread_local std::unordered_map<VisitKey, uint32_t, VisitHash> visits;
 
 void note(const void* pc, Kind kind, uint32_t size, const char* base, uintptr_t address) {
@@ -206,6 +210,15 @@ void profile_atomic(const volatile void* address) {
 void profile_block_start() {
     events.clear();
     visits.clear();
+    static_shared.clear();
+}
+
+// Every thread that runs a declaration registers its variable; the block's first counts.
+void profile_static_shared(const void* start, size_t size) {
+    if (!static_shared.empty() && static_shared.back().first == start) return;
+    for (const auto& variable : static_shared)
+        if (variable.first == start) return;
+    static_shared.emplace_back(start, size);
 }
 
 // The block's events, grouped into warp-level requests: same instruction, same warp, same visit.
@@ -240,6 +253,9 @@ void profile_block_end(const char* kernel_name) {
     KernelFigures& k = (*figures)[kernel_name];
     for (auto& [site, counts] : sites) k.sites[site].add(counts);
     for (auto& [address, count] : atomic_addresses) k.atomic_addresses[address] += count;
+    size_t static_bytes = 0;
+    for (const auto& variable : static_shared) static_bytes += variable.second;
+    k.static_shared_bytes = std::max(k.static_shared_bytes, static_bytes);
 }
 
 void profile_launch(const LaunchConfig& config, const char* kernel_name) {
@@ -421,11 +437,14 @@ void print_kernel(const std::string& name, const KernelFigures& k, bool per_line
     uint64_t blocks = (uint64_t)c.grid.x * c.grid.y * c.grid.z;
     cudaDeviceProp device;
     cudaGetDeviceProperties(&device, 0);
-    int per_sm = resident_blocks_per_sm(threads, c.shared_bytes);
+    // a block's shared memory is its static __shared__ variables and its dynamic buffer
+    int per_sm = resident_blocks_per_sm(threads, k.static_shared_bytes + c.shared_bytes);
     int warps = (threads + 31) / 32;
     fprintf(stderr, " launch%s:\n", k.shapes_vary ? " (the last; the launches' shapes differ)" : "");
     row(name, nullptr, "launch__grid_size", (double)blocks, "blocks in the grid");
     row(name, nullptr, "launch__block_size", threads, "threads per block");
+    row(name, nullptr, "launch__shared_mem_per_block_static", (double)k.static_shared_bytes,
+        "bytes of static shared memory per block (its __shared__ variables)");
     row(name, nullptr, "launch__shared_mem_per_block_dynamic", (double)c.shared_bytes,
         "bytes of dynamic shared memory per block");
     row(name, nullptr, "device__attribute_multiprocessor_count", device.multiProcessorCount,

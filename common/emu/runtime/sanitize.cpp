@@ -470,6 +470,7 @@ void sanitize_mark_written(const void* start, size_t size) {
 
 void shared_extent_here(const void* start, size_t size, const char* name) {
     const char* a = static_cast<const char*>(start);
+    if (profile_enabled && name && sanitize_state.in_block) profile_static_shared(start, size);
     if (!extents.empty() && extents.back().start == a) return;  // the usual case: known
     for (const Extent& e : extents)
         if (e.start == a) return;

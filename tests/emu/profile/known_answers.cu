@@ -118,6 +118,23 @@ __global__ void shared_int2(int* out) {
     out[threadIdx.x] = v.x + v.y;
 }
 
+// A block's shared memory is its static __shared__ variables plus the launch's dynamic buffer:
+// 40 KiB + 8 KiB here, 49 KiB with the 1 KiB the runtime reserves a block, so an SM of the
+// modelled H100 (228 KiB) holds 4 of these 4-warp blocks, 16 of its 64 warps (25%). The scratch
+// variable, declared in a branch that every thread takes, counts as well.
+__global__ void shared_hog(float* out) {
+    __shared__ float big[10 * 1024];
+    extern __shared__ float extra[];
+    big[threadIdx.x] = (float)threadIdx.x;
+    extra[threadIdx.x] = 1.0f;
+    if (threadIdx.x < 1024) {
+        __shared__ int scratch[2];
+        scratch[threadIdx.x % 2] = 1;
+    }
+    __syncthreads();
+    out[threadIdx.x] = big[(threadIdx.x + 1) % warp] + extra[threadIdx.x];
+}
+
 // Taking an element's address reads nothing.
 __global__ void address_only(const float* in, float* out) {
     const float* element = &in[threadIdx.x];
@@ -155,6 +172,7 @@ int main() {
     shared_float4<2><<<1, warp>>>(out);
     shared_int2<<<1, warp>>>((int*)out);
     address_only<<<1, warp>>>(in, out);
+    shared_hog<<<2, 4 * warp, 8 * 1024>>>(out);
     CHECK(cudaGetLastError());
 
     int totals[4];
