@@ -760,8 +760,8 @@ cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 // and shared memory allows, each block using its dynamic shared memory plus what the runtime
 // reserves, as in the toolkit's cuda_occupancy.h. Static __shared__ arrays are not counted (only a
 // build with --profile sees their size, when the threads declare them: its table counts them) and
-// registers are assumed to be 32 per thread, so they never
-// limit (unless CUDA_EMU_REGISTERS says otherwise).
+// registers are assumed to be 32 per thread, so they never limit (unless CUDA_EMU_REGISTERS says
+// otherwise).
 // Registers and local memory (spills) are what nvcc decides, so the emulator cannot know them:
 // CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES set what every kernel reports, to see what a
 // heavier kernel would do to occupancy and to the launch warnings (lesson 06).
