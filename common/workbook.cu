@@ -784,6 +784,7 @@ typedef struct {
     wb_check_result result;
     const wb_buffer *buffer;
     long long row_length; /* 0: report a flat index */
+    int launches;         /* a failure found after this many calls (0: the first call's check) */
 } wb_buffer_check;
 
 typedef struct {
@@ -1545,8 +1546,12 @@ static void report(wb_run *run, const char *variant, int scope, const wb_timing 
                      i % bad->row_length);
         else
             snprintf(where, sizeof where, "index %lld", i);
-        fprintf(stderr, "%s: %s (%s) FAIL: %s: first mismatch at %s: expected %.9g, got %.9g\n",
-                run->lesson->name, variant, scope_name(scope), bad->buffer->name, where,
+        char calls[160] = "";
+        if (bad->launches > 0)
+            snprintf(calls, sizeof calls, " after %d calls (the first passed: does it depend on "
+                     "something an earlier call left behind?)", bad->launches);
+        fprintf(stderr, "%s: %s (%s) FAIL%s: %s: first mismatch at %s: expected %.9g, got %.9g\n",
+                run->lesson->name, variant, scope_name(scope), calls, bad->buffer->name, where,
                 bad->result.expected, bad->result.actual);
     }
     fflush(stdout);
@@ -2188,6 +2193,16 @@ static void note_own_work(const wb_run *run)
     }
 }
 
+/* A buffer updated in place holds something else after every call: only the
+ * first call, from the input, can be checked. */
+static int updates_in_place(const wb_run *run)
+{
+    for (int b = 0; b < run->lesson->buffer_count; b++)
+        if (run->lesson->buffers[b].role == WB_INOUT)
+            return 1;
+    return 0;
+}
+
 static void measure_variant(wb_run *run, const wb_variant *variant, int is_reference)
 {
     if (variant->skip_reason && variant->skip_reason(&run->device)) {
@@ -2205,6 +2220,7 @@ static void measure_variant(wb_run *run, const wb_variant *variant, int is_refer
         if (!(variant->scope & scope))
             continue;
         wb_buffer_check check;
+        int check_again = 0;
         if (!is_reference) {
             int first_gpu_check = gpu && scope == (variant->scope & -variant->scope);
             if (first_gpu_check)
@@ -2215,10 +2231,32 @@ static void measure_variant(wb_run *run, const wb_variant *variant, int is_refer
             /* a team: failed where any process found it so */
             if (in_team && team.max(!check.result.passed) > 0)
                 check.result.passed = 0;
+            check_again = scope == WB_KERNEL && check.result.passed && !updates_in_place(run);
+        }
+        /* A kernel that passed its check is checked again after its warm-up
+         * and timed calls, its outputs poisoned before them: a kernel that
+         * keeps state from one launch to the next (a __device__ counter, say)
+         * can pass once and go wrong, or stop writing, after that. */
+        if (check_again)
+            for (int b = 0; b < run->lesson->buffer_count; b++)
+                if (is_checked(run->lesson->buffers[b].role))
+                    CUDA_CHECK(cudaMemset(run->data.device[b], 0xFF, run->device_bytes[b]));
+        wb_timing timing = time_step(run, run_variant_once, variant, scope);
+        if (check_again) {
+            CUDA_CHECK(cudaDeviceSynchronize());
+            copy_outputs_to_host(run);
+            wb_buffer_check later = check_outputs(run, variant);
+            if (in_team && team.max(!later.result.passed) > 0)
+                later.result.passed = 0;
+            if (!later.result.passed) {
+                check = later;
+                check.launches = 1 + run->options.warmup + run->options.reps;
+            }
+        }
+        if (!is_reference) {
             note_check(run, variant->name, check.result.passed);
             remember_if_unchecked(run, variant, scope, &check);
         }
-        wb_timing timing = time_step(run, run_variant_once, variant, scope);
         if (is_reference)
             run->cpu_median_ms = timing.median_ms;
         int index = (int)(variant - run->lesson->variants);

@@ -8,7 +8,7 @@ setup() {
 
 SOURCE=lessons/05-reduction/reduction.cu
 # the GPU variants checked under the emulator (cub is skipped there)
-CHECKED_VARIANTS=8
+CHECKED_VARIANTS=9
 
 # Runs lesson05 with the arguments and asserts that every checked row PASSes.
 assert_every_variant_passes() {
@@ -41,9 +41,9 @@ assert_every_variant_passes() {
     assert_line --index 0 "lesson05: reduction: the sum of n floats"
     assert_line "problem  elements to sum = 5000; moves 20.0 kB, 5e+03 FLOP"
     assert_equal "$(sed -n 's/^\([a-z-]\+\) \+\(host\|kernel\|library\|skip:\) .*/\1/p' <<<"$output" | tr '\n' ' ')" \
-        "cpu device-copy naive interleaved strided sequential first-add last-warp optimized fixed-order cub "
+        "cpu device-copy naive interleaved strided sequential first-add last-warp optimized fixed-order last-block cub "
     assert_line "cub         skip: CUB is not part of the CPU emulator"
-    assert_line "all 8 checks passed against the CPU reference: naive, interleaved, strided, sequential, first-add, last-warp, optimized, fixed-order; skipped rows are no failure"
+    assert_line "all 9 checks passed against the CPU reference: naive, interleaved, strided, sequential, first-add, last-warp, optimized, fixed-order, last-block; skipped rows are no failure"
 }
 
 @test "a run with one check says so in the singular" {
@@ -101,10 +101,11 @@ assert_every_variant_passes() {
         "$BATS_TEST_TMPDIR/broken"
     run "$BATS_TEST_TMPDIR/broken" -n 1024 --only optimized --reps 1 --warmup 0
     assert_success
-    run "$BATS_TEST_TMPDIR/broken" -n 1025 --only optimized,fixed-order --reps 1 --warmup 0
+    run "$BATS_TEST_TMPDIR/broken" -n 1025 --only optimized,fixed-order,last-block --reps 1 --warmup 0
     assert_failure 1
     assert_line --regexp "^optimized +kernel .* FAIL \(max err "
     assert_line --regexp "^fixed-order +kernel .* FAIL \(max err "
+    assert_line --regexp "^last-block +kernel .* FAIL \(max err "
 }
 
 @test "a PASS whose bound is the whole sum says under the table that it checks nothing" {
@@ -125,19 +126,41 @@ assert_every_variant_passes() {
     refute_output --partial "checks nothing"
 }
 
-@test "fixed-order gives the same result in every thread order and worker count" {
+@test "fixed-order and last-block give the same result in every thread order and worker count" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
-    local first=""
-    for setting in "forward 1" "reverse 2" "random:3 2"; do
-        read -r order workers <<<"$setting"
-        CUDA_EMU_ORDER=$order CUDA_EMU_WORKERS=$workers \
-            run "$EMU_BUILD/lesson05" -n 100003 --only fixed-order --reps 1 --warmup 0 --csv
-        assert_success
-        local error
-        error=$(csv_column max_error <<<"$output")
-        [ -n "$first" ] || first=$error
-        assert_equal "$error" "$first"
+    for variant in fixed-order last-block; do
+        local first=""
+        for setting in "forward 1" "reverse 2" "random:3 2"; do
+            read -r order workers <<<"$setting"
+            CUDA_EMU_ORDER=$order CUDA_EMU_WORKERS=$workers \
+                run "$EMU_BUILD/lesson05" -n 100003 --only "$variant" --reps 1 --warmup 0 --csv
+            assert_success
+            local error
+            error=$(csv_column max_error <<<"$output")
+            [ -n "$first" ] || first=$error
+            assert_equal "$error" "$first"
+        done
     done
+}
+
+@test "last-block: a count that does not return to 0 passes its first launch and fails after" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    # atomicAdd never wraps: on the second launch no block finds itself last, and the sum is
+    # left as it was before the launch; the checks poison it before the warm-up and timed calls
+    build_mutant "$SOURCE" 's/atomicInc(&blocks_done, gridDim.x - 1) == gridDim.x - 1;/atomicAdd(\&blocks_done, 1u) == gridDim.x - 1;/' \
+        "$BATS_TEST_TMPDIR/broken"
+    run --separate-stderr "$BATS_TEST_TMPDIR/broken" -n 100003 --only last-block,optimized \
+        --reps 2 --warmup 1
+    assert_failure 1
+    assert_line --regexp "^last-block +kernel .* FAIL \(1 NaN/Inf\)$"
+    assert_line --regexp "^optimized +kernel .* PASS "
+    assert_line "1 of 2 checks FAILED"
+    [[ "$stderr" == *"lesson05: last-block (kernel) FAIL after 4 calls (the first passed: does it depend on something an earlier call left behind?): sum: first mismatch at index 0: expected "*", got "*"nan"* ]] ||
+        fail "stderr does not say the later calls failed: $stderr"
+    # without warm-up the one timed call after the first check is enough to show it
+    run "$BATS_TEST_TMPDIR/broken" -n 100003 --only last-block --reps 1 --warmup 0 --csv
+    assert_failure 1
+    assert_line --regexp "^lesson05,last-block,kernel,.*,FAIL,"
 }
 
 @test "lesson05 refuses --nan-at and --inf-at past the end of x" {
