@@ -3,7 +3,7 @@
  *
  * Build and run (from the top of the repository):
  *     make lesson05 && ./lesson05
- *     ./lesson05 -n 16M --only optimized,fixed-order,cub
+ *     ./lesson05 -n 16M --only optimized,fixed-order,last-block,cub
  *     ./lesson05 --pi -n 100M           # estimate pi from 100M random points
  *     ./lesson05 --help                 # every option
  *
@@ -28,6 +28,9 @@
  *                float4, shuffles, then one atomicAdd per block
  *   fixed-order  the optimized first pass writing one partial per block, and
  *                a second one-block pass: bitwise the same result every run
+ *   last-block   fixed-order in one launch: the last block to finish (it
+ *                counts the finished blocks) adds up the partials; no memset,
+ *                no second launch, no atomicAdd on the sum
  *   cub          cub::DeviceReduce::Sum, the library's answer (not emulated)
  * The tree variants run in passes: each pass turns n values into one per
  * block, until one is left.
