@@ -33,9 +33,9 @@ assert_part_passes() {
 
 @test "lesson07 --part bandwidth: each direction, from pageable and from pinned memory, arrives intact" {
     assert_part_passes bandwidth 1 h2d,transfers d2h,transfers h2d-pinned,transfers \
-        d2h-pinned,transfers
+        d2h-pinned,transfers both-pinned,transfers
     assert_part_passes bandwidth 65537 h2d,transfers d2h,transfers h2d-pinned,transfers \
-        d2h-pinned,transfers
+        d2h-pinned,transfers both-pinned,transfers
     # one direction a row: 4 bytes per element, not a round trip's 8
     assert_line --regexp "^lesson07-bandwidth,d2h-pinned,transfers,65537,65537,262148,0,.*,PASS,"
 }
@@ -45,7 +45,7 @@ assert_part_passes() {
     run --separate-stderr "$BUILD/lesson07" --part bandwidth -n 1 --reps 3 --warmup 1 --csv
     assert_success
     local expected printed
-    expected=$(awk -F , '$3 == "transfers" { printf "%s%s %.1f us", sep, $2, $9 * 1000; sep = ", " }' \
+    expected=$(awk -F , '$3 == "transfers" && $2 != "both-pinned" { printf "%s%s %.1f us", sep, $2, $9 * 1000; sep = ", " }' \
         <<<"$output")
     printed=$(sed -n 's/.*a copy of 4 bytes is all fixed cost: //p' <<<"$stderr")
     [ -n "$printed" ] || fail "no latency line in: $stderr"
@@ -63,11 +63,40 @@ assert_part_passes() {
     fi
 }
 
+@test "lesson07 --part bandwidth: both directions at once, and what they took against each alone" {
+    use_gpu_build
+    run --separate-stderr "$BUILD/lesson07" --part bandwidth -n 65537 --reps 2 --warmup 0 --csv
+    assert_success
+    # one copy's bytes a row, as the one-way rows: each direction's rate while both run
+    assert_line --regexp "^lesson07-bandwidth,both-pinned,transfers,65537,65537,262148,0,.*,PASS,"
+    local expected
+    expected=$(awk -F , '$3 == "transfers" { ms[$2] = $9 }
+        END { slower = ms["h2d-pinned"] > ms["d2h-pinned"] ? ms["h2d-pinned"] : ms["d2h-pinned"]
+              printf "%.0f\n", 100 * ms["both-pinned"] / slower }' <<<"$output")
+    local printed
+    printed=$(sed -n 's/.* both took \([0-9]*\)% of the slower one.s$/\1/p' <<<"$stderr")
+    [ -n "$printed" ] || fail "no both-ways note in: $stderr"
+    [ $((printed - expected)) -le 1 ] && [ $((expected - printed)) -le 1 ] ||
+        fail "the note says $printed%, the rows give $expected%: $stderr"
+    [[ "$stderr" == *"both ways ("*"): 0.2621 MB each way in "* ]] || fail "stderr: $stderr"
+    # without the one-way rows there is nothing to set it against: no note
+    run --separate-stderr "$BUILD/lesson07" --part bandwidth -n 1000 --only both-pinned \
+        --reps 1 --warmup 0
+    assert_success
+    [[ "$stderr$output" != *"both ways"* ]] || fail "a both-ways note without the one-way rows"
+}
+
 @test "a copy to the device that moves half the bytes fails its row at the first element it missed" {
     run_failing_mutant '/^static void run_copy_to_device/,/^}/s/data->bytes\[X\], cudaMemcpyHostToDevice/data->bytes[X] \/ 2, cudaMemcpyHostToDevice/' --part bandwidth -n 1000
     assert_line --regexp "^h2d +transfers .* FAIL"
     assert_line --regexp "^d2h +transfers .* PASS"
     [[ "$stderr" == *"h2d (transfers) FAIL: y: first mismatch at index 500: "* ]] || fail "stderr: $stderr"
+}
+
+@test "both ways at once: a copy to the device that moves half the bytes fails the row" {
+    run_failing_mutant '/^static void run_copy_both_ways/,/^}/s/data->bytes\[X\],$/data->bytes[X] \/ 2,/' --part bandwidth -n 1000
+    assert_line --regexp "^both-pinned +transfers .* FAIL"
+    assert_line --regexp "^h2d-pinned +transfers .* PASS"
 }
 
 @test "a copy to the host of a device buffer nobody filled fails its row" {
@@ -293,7 +322,7 @@ assert_timeline_lanes() {
     for n in 1k 16k; do "$lesson07" --part intensity --degree 256 -n $n --csv --reps 1 --warmup 0; done 2>/dev/null |
         awk 'NR == 1 || !/^lesson,/' > intensity.csv
     assert_equal "$(grep -c '^lesson,' bandwidth.csv)" 1
-    assert_equal "$(wc -l < bandwidth.csv)" 16
+    assert_equal "$(wc -l < bandwidth.csv)" 19
     run sh "$REPO/plots/plot.sh" --check bandwidth.csv intensity.csv
     assert_success
     assert_output "plot.sh: 2 results file(s) look good"
@@ -306,7 +335,8 @@ assert_timeline_lanes() {
     for n in 1 256; do "$lesson07" --part bandwidth -n $n --csv --reps 1 --warmup 0; done > headers.csv 2>/dev/null
     run sh "$REPO/plots/plot.sh" --check headers.csv
     assert_failure 1
-    assert_output "plot.sh: headers.csv: line 7: scope is 'scope', expected one of: host kernel end-to-end library transfers "
+    # the second run's header follows the first run's header and six rows
+    assert_output "plot.sh: headers.csv: line 8: scope is 'scope', expected one of: host kernel end-to-end library transfers "
 }
 
 @test "lesson07 refuses an unknown part with exit 2, listing the valid ones" {

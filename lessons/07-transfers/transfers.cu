@@ -17,7 +17,8 @@
  *              device arrays it leaves on the GPU), kept on the GPU between
  *              launches, fused into one kernel
  *   bandwidth  one copy a row, to the GPU or back, from pageable and from
- *              pinned (page-locked) memory; at -n 1, the latency of a tiny copy
+ *              pinned (page-locked) memory; at -n 1, the latency of a tiny copy;
+ *              and both directions at once, what the overlap part asks of the link
  *   intensity  a polynomial of --degree D per element: the work per byte
  *              copied rises with D until the GPU wins even end to end; under
  *              the table, the break-even that this run's rows predict
@@ -269,9 +270,29 @@ static void run_copy_to_host(const wb_data *data)
     CUDA_CHECK(cudaMemcpy(data->host[Y], data->device[X], data->bytes[X], cudaMemcpyDeviceToHost));
 }
 
+/* Both directions at once, each copy on a stream of its own, from pinned
+ * memory: x to the device's y (checked, as h2d's), and the device's x to the
+ * host's y. The row's time covers both; its GB/s count one copy's bytes, as
+ * every row's do, so they read as each direction's rate while the other runs,
+ * beside the one-way rows. The overlap part needs exactly this of the link. */
+static cudaStream_t both_ways[2];
+
+static void run_copy_both_ways(const wb_data *data)
+{
+    CUDA_CHECK(cudaMemcpyAsync(data->device[Y], data->host[X], data->bytes[X],
+                               cudaMemcpyHostToDevice, both_ways[0]));
+    CUDA_CHECK(cudaMemcpyAsync(data->host[Y], data->device[X], data->bytes[X],
+                               cudaMemcpyDeviceToHost, both_ways[1]));
+    CUDA_CHECK(cudaStreamSynchronize(both_ways[0]));
+    CUDA_CHECK(cudaStreamSynchronize(both_ways[1]));
+}
+
 static void prepare_bandwidth(const wb_data *data)
 {
     CUDA_CHECK(cudaMemcpy(data->device[X], data->host[X], data->bytes[X], cudaMemcpyHostToDevice));
+    for (int s = 0; s < 2; s++)
+        if (!both_ways[s])
+            CUDA_CHECK(cudaStreamCreate(&both_ways[s]));
 }
 
 /* Where a note's numbers come from: the emulator's times are the CPU's. */
@@ -325,9 +346,26 @@ static void note_integrated(const wb_data *data)
                 "managed or mapped memory skips the copies");
 }
 
+/* What the link carried with both directions busy, against each alone. */
+static void note_both_ways(const wb_data *data)
+{
+    double both = wb_measured_ms("both-pinned", WB_TRANSFERS);
+    double in = wb_measured_ms("h2d-pinned", WB_TRANSFERS);
+    double out = wb_measured_ms("d2h-pinned", WB_TRANSFERS);
+    if (both <= 0 || in <= 0 || out <= 0)
+        return;
+    double mb = data->bytes[X] / 1e6;
+    wb_note("both ways (%s): %.4g MB each way in %.4g ms, %.3g GB/s each way and %.3g GB/s\n"
+            "  in all, against %.3g GB/s in and %.3g GB/s out one at a time: both took %.0f%% "
+            "of the slower one's\n  time alone (100%%: a link that carries both at full speed)",
+            measured_on(data), mb, both, mb / both, 2 * mb / both, mb / in, mb / out,
+            100.0 * both / fmax(in, out));
+}
+
 static void note_bandwidth(const wb_data *data)
 {
     note_latency(data);
+    note_both_ways(data);
     note_integrated(data);
 }
 
@@ -647,6 +685,9 @@ static const wb_variant bandwidth_variants[] = {
      .outputs_on_device = 1},
     {.name = "d2h-pinned", .description = "from the GPU to cudaMallocHost memory (DMA)",
      .scope = WB_TRANSFERS, .run = run_copy_to_host, .pinned_host = 1},
+    {.name = "both-pinned", .description = "h2d-pinned and d2h-pinned at once, on two streams",
+     .scope = WB_TRANSFERS, .run = run_copy_both_ways, .pinned_host = 1,
+     .outputs_on_device = 1},
 };
 
 static const wb_variant intensity_variants[] = {
