@@ -17,6 +17,10 @@ set grid noxtics
 set style fill solid 0.8 border -1
 set boxwidth 0.6
 unset key
+# Past six bars their names ("variant scope") would run into each other:
+# slanted, each ends under its own bar.
+stats datafile using 2 nooutput
+if (STATS_records > 6) set xtics rotate by 30 right
 
 plot datafile using 0:2:xtic(1) with boxes linecolor rgb '#2ca02c', \
      '' using 0:2:(sprintf('%.1f%%', $2)) with labels offset 0,1 font ',18', \

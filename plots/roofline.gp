@@ -17,7 +17,14 @@ set title chart_title
 set xlabel "arithmetic intensity (FLOP per byte, log scale)"
 set ylabel "achieved GFLOP/s (log scale)"
 set logscale xy
-set key inside left top box opaque
+# Each point is named in the key, not beside it: variants of one lesson often
+# share their intensity and lie close together, where labels would overlap.
+# (Read before the ranges are set: stats skips values outside them.)
+stats datafile using 3 nooutput
+points = STATS_records
+array names[points]
+stats datafile using (names[int(column(0)) + 1] = strcol(1), 1) nooutput
+set key inside right bottom box opaque
 has_roofs = (peak_gbps > 0 && peak_gflops > 0)
 # Show at least two decades around the points, and the ridge point (where
 # the two roofs meet) when there are roofs.
@@ -29,14 +36,16 @@ stats datafile using 3 nooutput
 set yrange [STATS_min / 10.0 : (has_roofs ? peak_gflops * 3.0 : STATS_max * 10.0)]
 roof(x) = (x * peak_gbps < peak_gflops) ? x * peak_gbps : peak_gflops
 
+# Filled and open shapes in turn, so that a point under another still shows.
+shape(i) = word('7 6 5 4 9 8 13 12 11 10', (i - 1) % 10 + 1) + 0
+if (!has_roofs) set key title 'no roofs: device peaks unknown'
+
 if (has_roofs) {
     plot roof(x) title sprintf('roofline: %.0f GB/s, %.0f GFLOP/s', peak_gbps, peak_gflops) \
              with lines linewidth 3 linecolor rgb '#000000', \
-         datafile using 2:3:(column(0) + 1) with points pointtype 7 pointsize 2.5 \
-             linecolor variable title 'measured (largest size)', \
-         '' using 2:3:1 with labels left offset 1.5,0 notitle
+         for [i = 1:points] datafile every ::i-1::i-1 using 2:3 with points \
+             pointtype shape(i) pointsize 2.5 linewidth 2 linecolor i title names[i]
 } else {
-    plot datafile using 2:3:(column(0) + 1) with points pointtype 7 pointsize 2.5 \
-             linecolor variable title 'measured (largest size), no roofs: device peaks unknown', \
-         '' using 2:3:1 with labels left offset 1.5,0 notitle
+    plot for [i = 1:points] datafile every ::i-1::i-1 using 2:3 with points \
+             pointtype shape(i) pointsize 2.5 linewidth 2 linecolor i title names[i]
 }
