@@ -282,6 +282,32 @@ assert_timeline_lanes() {
         fail "printed $difference ms and $per_page us a page; the rows give $managed - $prefetched ms"
 }
 
+@test "lesson07 --part managed times the prefetched kernel alone, against the device kernel row" {
+    use_gpu_build
+    run --separate-stderr "$BUILD/lesson07" --part managed -n 64k --only device,prefetched \
+        --reps 2 --warmup 0 --csv
+    assert_success
+    # the timeline of prefetched's latest call: its three steps, one after another
+    [[ "$stderr" == *"timeline of prefetched, its latest run: 3 spans over "* ]] ||
+        fail "no timeline of prefetched: $stderr"
+    local figure kernel device percent
+    figure=$(grep '^figure,' <<<"$stderr")
+    [[ "$figure" =~ ^figure,lesson07-managed,prefetched_kernel_ms,[0-9.e+-]+,ms$ ]] ||
+        fail "figure line: $figure"
+    read -r kernel percent device < <(sed -n 's/^  \([^ ]*\) ms on managed memory already on the GPU, \([0-9]*\)% of the device kernel row.s \([^ ]*\) ms$/\1 \2 \3/p' <<<"$stderr")
+    [ -n "$device" ] || fail "no prefetched kernel note in: $stderr"
+    # the figure is the note's kernel time, and the percentage its ratio to the device row
+    [ "$(printf '%.4g' "$(cut -d , -f 4 <<<"$figure")")" = "$kernel" ] ||
+        fail "figure $figure, the note's kernel $kernel ms"
+    awk -v k="$kernel" -v d="$device" -v p="$percent" 'BEGIN { e = 100 * k / d; exit !(p - e <= 1 && e - p <= 1) }' ||
+        fail "$kernel ms against $device ms is not $percent%"
+    # without the device row there is nothing to compare with: no figure
+    run --separate-stderr "$BUILD/lesson07" --part managed -n 1000 --only prefetched \
+        --reps 1 --warmup 0 --csv
+    assert_success
+    [[ "$stderr" != *"prefetched_kernel_ms"* ]] || fail "a figure without the device row: $stderr"
+}
+
 @test "under the emulator the bandwidth and managed parts say the device is integrated" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     local part

@@ -532,7 +532,13 @@ static void run_managed(const wb_data *data)
 
 /* The same, but the pages are moved in bulk before the kernel needs them,
  * and y is moved back before the CPU reads it: no faults, one large copy
- * each way, like cudaMemcpy's. */
+ * each way, like cudaMemcpy's. Each step is a span of a timeline, so that
+ * the kernel's own time shows: on pages already on the GPU it should run as
+ * fast as on cudaMalloc'd memory. */
+enum { PREFETCH_IN, PREFETCHED_KERNEL, PREFETCH_OUT, PREFETCH_STEPS };
+static const char *const prefetch_step_names[PREFETCH_STEPS] = {"to GPU", "kernel", "to host"};
+static wb_timeline prefetched_timeline;
+
 static void run_managed_prefetched(const wb_data *data)
 {
     /* to the GPU this process uses, whichever it is */
@@ -540,11 +546,18 @@ static void run_managed_prefetched(const wb_data *data)
     CUDA_CHECK(cudaGetDevice(&device));
     struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, device};
     struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
+    wb_timeline_reset(&prefetched_timeline);
     memcpy(managed_x, data->host[X], data->bytes[X]);
+    int span = wb_span_begin(&prefetched_timeline, PREFETCH_IN, 0, 0);
     CUDA_CHECK(cudaMemPrefetchAsync(managed_x, data->bytes[X], gpu, 0, 0));
     CUDA_CHECK(cudaMemPrefetchAsync(managed_y, data->bytes[Y], gpu, 0, 0));
+    wb_span_end(&prefetched_timeline, span, 0);
+    span = wb_span_begin(&prefetched_timeline, PREFETCHED_KERNEL, 0, 0);
     launch_polynomial(managed_x, managed_y, data->shape.n, 0);
+    wb_span_end(&prefetched_timeline, span, 0);
+    span = wb_span_begin(&prefetched_timeline, PREFETCH_OUT, 0, 0);
     CUDA_CHECK(cudaMemPrefetchAsync(managed_y, data->bytes[Y], host, 0, 0));
+    wb_span_end(&prefetched_timeline, span, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     memcpy(data->host[Y], managed_y, data->bytes[Y]);
 }
@@ -581,6 +594,32 @@ static void note_managed(const wb_data *data)
                 pages);
     if (data->device_info->emulated)
         wb_note("  (no page moves under CPU emulation: the difference is not a fault cost)");
+}
+
+/* The kernel on prefetched managed memory against the kernel on cudaMalloc'd
+ * memory: the prefetched row's latest call, its kernel's span alone. */
+static void note_prefetched_kernel(const wb_data *data)
+{
+    double steps[WB_TIMELINE_LANES];
+    double device_kernel = wb_measured_ms("device", WB_KERNEL);
+    if (prefetched_timeline.count == 0 || device_kernel <= 0)
+        return;
+    wb_timeline_busy(&prefetched_timeline, steps);
+    wb_note_timeline(&prefetched_timeline, "prefetched", prefetch_step_names, PREFETCH_STEPS,
+                     TIMELINE_COLUMNS);
+    wb_figure("prefetched_kernel_ms", steps[PREFETCHED_KERNEL], "ms");
+    wb_note("prefetched kernel (%s):", measured_on(data));
+    wb_note("  %.4g ms on managed memory already on the GPU, %.0f%% of the device kernel "
+            "row's %.4g ms", steps[PREFETCHED_KERNEL],
+            100.0 * steps[PREFETCHED_KERNEL] / device_kernel, device_kernel);
+    wb_note("  (the spans of prefetched's latest call: to GPU %.4g ms, to host %.4g ms)",
+            steps[PREFETCH_IN], steps[PREFETCH_OUT]);
+}
+
+static void note_managed_part(const wb_data *data)
+{
+    note_managed(data);
+    note_prefetched_kernel(data);
 }
 
 static const char *prefetch_unsupported(const wb_device *device)
@@ -768,7 +807,8 @@ static const wb_lesson overlap =
          note_overlap);
 static const wb_lesson managed =
     PART("managed", "transfers, part managed: cudaMallocManaged, with and without prefetch",
-         managed_variants, vectors, two_vectors, polynomial_flops, prepare_managed, note_managed);
+         managed_variants, vectors, two_vectors, polynomial_flops, prepare_managed,
+         note_managed_part);
 /* -n is the index: L(n) for n up to 46, the last that fits 32 bits */
 static const wb_lesson lucas_part = {
     .name = "lesson07", .title = "transfers, part lucas: L(n) by recursion, one thread",
