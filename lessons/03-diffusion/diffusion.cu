@@ -103,6 +103,7 @@
 #define WALK_ROWS 48     /* 2 x 48 x 128 x 4 B = 48 KiB, all that static __shared__ may hold */
 #define WALK_OUT_COLUMNS (WALK_COLUMNS - 2 * STEPS_PER_LAUNCH) /* 112 */
 #define WALK_OUT_ROWS (WALK_ROWS - 2 * STEPS_PER_LAUNCH)       /* 32 */
+static_assert(WALK_OUT_ROWS > 0, "registers: WALK_ROWS must exceed 2 x STEPS_PER_LAUNCH");
 
 /* the article's block: 8 x 8 threads, used by the in-place race demo */
 #define ARTICLE_BLOCK 8
