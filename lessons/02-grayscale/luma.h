@@ -45,4 +45,30 @@ __host__ __device__ inline void luma_of_words(unsigned int w0, unsigned int w1, 
 #undef LUMA_BYTE
 }
 
+/* The same 4 levels with the GPU's two-way dot product (compute capability
+ * 6.1 on), for kernels whose instructions, not their bytes, set the pace:
+ * __dp2a_lo(weights, word, c) is c plus the two 16-bit halves of weights
+ * times bytes 0 and 1 of word, __dp2a_hi the same with bytes 2 and 3. A
+ * pixel's bytes lie in one word or straddle two, so two dot products weigh
+ * each pixel, where luma_of_words spends a shift, a mask and a multiply-add
+ * on every byte. The sums are the same integers: the levels are the same.
+ * Lesson 08's sliding kernel reads its tile this way. */
+#define LUMA_WEIGHTS(low, high) ((unsigned int)(low) | ((unsigned int)(high) << 16))
+__device__ inline void luma_of_words_dp2a(unsigned int w0, unsigned int w1, unsigned int w2,
+                                          unsigned int gray[4])
+{
+    /* bytes 0 1 2 3 of w0: r g b r, of w1: g b r g, of w2: b r g b */
+    gray[0] = __dp2a_hi(LUMA_WEIGHTS(WEIGHT_B, 0), w0,
+                        __dp2a_lo(LUMA_WEIGHTS(WEIGHT_R, WEIGHT_G), w0, FIXED_POINT_HALF));
+    gray[1] = __dp2a_lo(LUMA_WEIGHTS(WEIGHT_G, WEIGHT_B), w1,
+                        __dp2a_hi(LUMA_WEIGHTS(0, WEIGHT_R), w0, FIXED_POINT_HALF));
+    gray[2] = __dp2a_lo(LUMA_WEIGHTS(WEIGHT_B, 0), w2,
+                        __dp2a_hi(LUMA_WEIGHTS(WEIGHT_R, WEIGHT_G), w1, FIXED_POINT_HALF));
+    gray[3] = __dp2a_hi(LUMA_WEIGHTS(WEIGHT_G, WEIGHT_B), w2,
+                        __dp2a_lo(LUMA_WEIGHTS(0, WEIGHT_R), w2, FIXED_POINT_HALF));
+    for (int k = 0; k < 4; k++)
+        gray[k] >>= FIXED_POINT_SHIFT;
+}
+#undef LUMA_WEIGHTS
+
 #endif

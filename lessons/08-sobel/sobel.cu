@@ -221,7 +221,7 @@ __global__ void sobel_sliding(const unsigned char *__restrict__ rgb,
         unsigned int gray[GROUP];
         if (words_fit && column >= 0 && column + GROUP <= width) {
             const unsigned int *words = (const unsigned int *)(line + 3 * column);
-            luma_of_words(words[0], words[1], words[2], gray);
+            luma_of_words_dp2a(words[0], words[1], words[2], gray);
         } else {
             for (int k = 0; k < GROUP; k++) {
                 const unsigned char *pixel = line + 3 * clamp_index(column + k, width);

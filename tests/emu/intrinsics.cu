@@ -12,6 +12,8 @@ struct Bits {
     float ldg, expf_, logf_, sinf_, cosf_, divide, rsqrt, fma, fma_rn;
     int min_int;
     float max_float;
+    unsigned int dp2a_lo, dp2a_hi, dp4a;
+    int dp2a_lo_signed, dp2a_hi_signed, dp4a_signed;
 };
 
 __global__ void intrinsics(const float* in, Bits* out) {
@@ -32,6 +34,14 @@ __global__ void intrinsics(const float* in, Bits* out) {
     out->fma_rn = __fmaf_rn(in[0], in[1], 1.0f);
     out->min_int = min(-3, 7);
     out->max_float = max(2.5f, -1.0f);
+    // halves 40000 (low) and 3; bytes 0x04 0x05 0x06 0xF0, byte 0 lowest
+    out->dp2a_lo = __dp2a_lo(0x00039C40u, 0xF0060504u, 7u);  // 40000 x 4 + 3 x 5 + 7
+    out->dp2a_hi = __dp2a_hi(0x00039C40u, 0xF0060504u, 7u);  // 40000 x 6 + 3 x 240 + 7
+    out->dp4a = __dp4a(0x01020304u, 0xF0060504u, 1u);       // 4x4 + 3x5 + 2x6 + 1x240 + 1
+    // signed: the low half -2, the high 3; the bytes 4, 5, 6, -16
+    out->dp2a_lo_signed = __dp2a_lo((int)0x0003FFFEu, (int)0xF0060504u, 1);  // -2x4 + 3x5 + 1
+    out->dp2a_hi_signed = __dp2a_hi((int)0x0003FFFEu, (int)0xF0060504u, 1);  // -2x6 + 3x-16 + 1
+    out->dp4a_signed = __dp4a((int)0xFF020304u, (int)0xF0060504u, 0);      // 16 + 15 + 12 + 16
     if (threadIdx.x == 0 && blockIdx.x == 0) printf("kernel printf %d %.1f\n", 42, 1.5f);
 }
 
@@ -99,6 +109,11 @@ int main() {
     EXPECT(close(bits.rsqrt, 0.25f), "rsqrtf(16) %g", bits.rsqrt);
     EXPECT(bits.fma == 1.75f && bits.fma_rn == 1.75f, "fmaf %g __fmaf_rn %g", bits.fma, bits.fma_rn);
     EXPECT(bits.min_int == -3 && bits.max_float == 2.5f, "min %d max %g", bits.min_int, bits.max_float);
+    EXPECT(bits.dp2a_lo == 160022u && bits.dp2a_hi == 240727u && bits.dp4a == 284u,
+           "__dp2a_lo %u __dp2a_hi %u __dp4a %u", bits.dp2a_lo, bits.dp2a_hi, bits.dp4a);
+    EXPECT(bits.dp2a_lo_signed == 8 && bits.dp2a_hi_signed == -59 && bits.dp4a_signed == 59,
+           "signed __dp2a_lo %d __dp2a_hi %d __dp4a %d", bits.dp2a_lo_signed, bits.dp2a_hi_signed,
+           bits.dp4a_signed);
 
     Directed* d_directed;
     CHECK(cudaMalloc(&d_directed, sizeof(Directed)));

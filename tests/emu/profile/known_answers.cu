@@ -119,7 +119,7 @@ __global__ void shared_int2(int* out) {
 }
 
 // A block's shared memory is its static __shared__ variables plus the launch's dynamic buffer:
-// 40 KiB + 8 KiB here, 49 KiB with the 1 KiB the runtime reserves a block, so an SM of the
+// 40.5 KiB + 8 KiB here, 49.5 KiB with the 1 KiB the runtime reserves a block, so an SM of the
 // modelled H100 (228 KiB) holds 4 of these 4-warp blocks, 16 of its 64 warps (25%). The scratch
 // variable, declared in a branch that every thread takes, counts as well.
 __global__ void shared_hog(float* out) {
@@ -127,12 +127,14 @@ __global__ void shared_hog(float* out) {
     extern __shared__ float extra[];
     big[threadIdx.x] = (float)threadIdx.x;
     extra[threadIdx.x] = 1.0f;
+    float one = 0.0f;
     if (threadIdx.x < 1024) {
-        __shared__ int scratch[2];
-        scratch[threadIdx.x % 2] = 1;
+        __shared__ int scratch[4 * warp];
+        scratch[threadIdx.x] = 1;
+        one = (float)scratch[threadIdx.x];
     }
     __syncthreads();
-    out[threadIdx.x] = big[(threadIdx.x + 1) % warp] + extra[threadIdx.x];
+    out[threadIdx.x] = big[(threadIdx.x + 1) % warp] + extra[threadIdx.x] + one;
 }
 
 // Taking an element's address reads nothing.

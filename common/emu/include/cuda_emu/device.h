@@ -345,6 +345,34 @@ inline unsigned int __umulhi(unsigned int a, unsigned int b) {
 }
 inline unsigned int __sad(int a, int b, unsigned int c) { return (unsigned)(a > b ? a - b : b - a) + c; }
 
+// Dot products of packed integers (compute capability 6.1 on), one instruction each on a GPU:
+// __dp2a_lo and __dp2a_hi multiply the two 16-bit halves of a (the low half first) by bytes 0
+// and 1 of b, or by bytes 2 and 3, and add c; __dp4a multiplies the four bytes of a by the four
+// of b and adds c. The unsigned forms zero-extend every part, the signed forms sign-extend.
+inline unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned int c) {
+    return c + (a & 0xffffu) * (b & 0xffu) + (a >> 16) * ((b >> 8) & 0xffu);
+}
+inline unsigned int __dp2a_hi(unsigned int a, unsigned int b, unsigned int c) {
+    return c + (a & 0xffffu) * ((b >> 16) & 0xffu) + (a >> 16) * (b >> 24);
+}
+inline int __dp2a_lo(int a, int b, int c) {
+    return c + (short)(a & 0xffff) * (signed char)(b & 0xff) +
+           (short)((unsigned)a >> 16) * (signed char)((b >> 8) & 0xff);
+}
+inline int __dp2a_hi(int a, int b, int c) {
+    return c + (short)(a & 0xffff) * (signed char)((b >> 16) & 0xff) +
+           (short)((unsigned)a >> 16) * (signed char)((unsigned)b >> 24);
+}
+inline unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) {
+    for (int k = 0; k < 32; k += 8) c += ((a >> k) & 0xffu) * ((b >> k) & 0xffu);
+    return c;
+}
+inline int __dp4a(int a, int b, int c) {
+    for (int k = 0; k < 32; k += 8)
+        c += (signed char)(((unsigned)a >> k) & 0xff) * (signed char)(((unsigned)b >> k) & 0xff);
+    return c;
+}
+
 // Loads through the read-only cache are ordinary loads here.
 template <class T> inline T __ldg(const T* p) { return *p; }
 template <class T> inline T __ldcg(const T* p) { return *p; }
