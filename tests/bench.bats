@@ -62,13 +62,13 @@ fake_build() {
         BENCH_RESULTS_DIR="$results" run sh common/bench.sh lesson07
     assert_success
     assert_line "  lesson07 n=1k: ok, 6 rows"
-    assert_line "  lesson07 --part bandwidth n=1k: ok, 5 rows"
+    assert_line "  lesson07 --part bandwidth n=1k: ok, 6 rows"
     file="$results/cpu-emulation.csv"
     # the default part keeps the lesson's name; each other part is its own lesson
     assert_equal "$(csv_column lesson <"$file" | sort -u | tr '\n' ' ')" \
         "$(printf '%s\n' lesson07 $(printf 'lesson07-%s\n' $parts) | sort | tr '\n' ' ')"
     assert_equal "$(awk -F , '$1 == "lesson07-bandwidth" { print $2 }' "$file" | tr '\n' ' ')" \
-        "cpu h2d d2h h2d-pinned d2h-pinned "
+        "cpu h2d d2h h2d-pinned d2h-pinned both-pinned "
     for part in $parts; do
         assert_line --regexp "^  lesson07-$part at n=1000: "
     done
