@@ -14,6 +14,8 @@ struct Bits {
     float max_float;
     unsigned int dp2a_lo, dp2a_hi, dp4a;
     int dp2a_lo_signed, dp2a_hi_signed, dp4a_signed;
+    unsigned int dp2a_hi_vector, dp4a_vector;
+    int dp2a_lo_signed_vector;
 };
 
 __global__ void intrinsics(const float* in, Bits* out) {
@@ -42,6 +44,10 @@ __global__ void intrinsics(const float* in, Bits* out) {
     out->dp2a_lo_signed = __dp2a_lo((int)0x0003FFFEu, (int)0xF0060504u, 1);  // -2x4 + 3x5 + 1
     out->dp2a_hi_signed = __dp2a_hi((int)0x0003FFFEu, (int)0xF0060504u, 1);  // -2x6 + 3x-16 + 1
     out->dp4a_signed = __dp4a((int)0xFF020304u, (int)0xF0060504u, 0);      // 16 + 15 + 12 + 16
+    // the vector forms: the same sums
+    out->dp2a_hi_vector = __dp2a_hi(make_ushort2(40000, 3), make_uchar4(4, 5, 6, 240), 7u);
+    out->dp4a_vector = __dp4a(make_uchar4(4, 3, 2, 1), make_uchar4(4, 5, 6, 240), 1u);
+    out->dp2a_lo_signed_vector = __dp2a_lo(make_short2(-2, 3), make_char4(4, 5, 6, -16), 1);
     if (threadIdx.x == 0 && blockIdx.x == 0) printf("kernel printf %d %.1f\n", 42, 1.5f);
 }
 
@@ -114,6 +120,10 @@ int main() {
     EXPECT(bits.dp2a_lo_signed == 8 && bits.dp2a_hi_signed == -59 && bits.dp4a_signed == 59,
            "signed __dp2a_lo %d __dp2a_hi %d __dp4a %d", bits.dp2a_lo_signed, bits.dp2a_hi_signed,
            bits.dp4a_signed);
+    EXPECT(bits.dp2a_hi_vector == 240727u && bits.dp4a_vector == 284u &&
+               bits.dp2a_lo_signed_vector == 8,
+           "vector __dp2a_hi %u __dp4a %u __dp2a_lo %d", bits.dp2a_hi_vector, bits.dp4a_vector,
+           bits.dp2a_lo_signed_vector);
 
     Directed* d_directed;
     CHECK(cudaMalloc(&d_directed, sizeof(Directed)));

@@ -372,6 +372,15 @@ inline int __dp4a(int a, int b, int c) {
         c += (signed char)(((unsigned)a >> k) & 0xff) * (signed char)(((unsigned)b >> k) & 0xff);
     return c;
 }
+// The same on vector types: a 16-bit pair and a byte quad (x the lowest).
+inline unsigned int __dp2a_lo(ushort2 a, uchar4 b, unsigned int c) { return c + a.x * b.x + a.y * b.y; }
+inline unsigned int __dp2a_hi(ushort2 a, uchar4 b, unsigned int c) { return c + a.x * b.z + a.y * b.w; }
+inline int __dp2a_lo(short2 a, char4 b, int c) { return c + a.x * b.x + a.y * b.y; }
+inline int __dp2a_hi(short2 a, char4 b, int c) { return c + a.x * b.z + a.y * b.w; }
+inline unsigned int __dp4a(uchar4 a, uchar4 b, unsigned int c) {
+    return c + a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+inline int __dp4a(char4 a, char4 b, int c) { return c + a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 
 // Loads through the read-only cache are ordinary loads here.
 template <class T> inline T __ldg(const T* p) { return *p; }
