@@ -31,7 +31,7 @@ __host__ __device__ static inline unsigned char luma(unsigned int r, unsigned in
 /* The gray levels of 4 pixels from the three 32-bit words that hold their 12
  * bytes, r g b r | g b r g | b r g b, each word's first byte its lowest (GPUs
  * and x86 CPUs are little-endian): three loads where bytes take twelve. Lesson
- * 02's optimized kernel and lesson 08's sliding one read pixels this way.
+ * 02's optimized kernel reads pixels this way.
  * (Not static: called from kernels alone, it goes unused in nvcc's host pass,
  * where a compiler may warn about an unused static function.) */
 __host__ __device__ inline void luma_of_words(unsigned int w0, unsigned int w1, unsigned int w2,

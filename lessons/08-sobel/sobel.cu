@@ -192,7 +192,8 @@ __global__ void sobel_fused(const unsigned char *__restrict__ rgb,
  * not its bytes, bound it. Two changes, the same results:
  *   - the tile's RGB comes in as 32-bit words, lesson 02's third rung: the
  *     tile is widened to whole groups of 4 pixels, GROUP columns on each
- *     side, and each thread turns 3 words into 4 gray levels, stored with
+ *     side, and each thread turns 3 words into 4 gray levels (two dp2a dot
+ *     products a pixel: luma_of_words_dp2a in luma.h), stored with
  *     one 16-byte store (consecutive groups fill the tile row after row, so
  *     a warp's stores are one contiguous run: no bank conflicts). A group
  *     that is not 4 whole pixels inside the row, or a frame whose width is
