@@ -204,6 +204,36 @@ require_built() {
     assert_equal "$(tr '\n' ' ' <"$tree/orders")" "forward -n 7 reverse -n 7 random:1 -n 7 "
 }
 
+@test "the sanitize script starts an mpirun LAUNCH as root, where Open MPI asks for two settings" {
+    [ "$(id -u)" -eq 0 ] || skip "not root: Open MPI starts ranks without the settings"
+    command -v mpirun >/dev/null 2>&1 || skip "no mpirun"
+    local tree="$BATS_TEST_TMPDIR/tree"
+    mkdir -p "$tree/lessons/09-fake" "$tree/build"
+    printf 'LAUNCH = mpirun -np 1 --bind-to none\nSMALL_ARGS = -n 7\n' >"$tree/lessons/09-fake/lesson.conf"
+    printf '#!/bin/sh\necho "$CUDA_EMU_ORDER $*" >>"%s/orders"\n' "$tree" >"$tree/build/lesson09"
+    chmod +x "$tree/build/lesson09"
+    cd "$tree"
+    # a lab container's root shell has neither setting (test_helper.bash exports both)
+    SANITIZE_BUILD="$tree/build" run env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
+        sh "$REPO/common/sanitize.sh" lesson09
+    assert_success
+    assert_line "  lesson09 (forward,reverse,random:1): clean"
+    assert_equal "$(tr '\n' ' ' <"$tree/orders")" "forward -n 7 reverse -n 7 random:1 -n 7 "
+}
+
+@test "the sanitize script shows what a program said when it failed without a check's line" {
+    local tree="$BATS_TEST_TMPDIR/tree"
+    mkdir -p "$tree/lessons/01-fake" "$tree/build"
+    printf 'SMALL_ARGS = -n 7\n' >"$tree/lessons/01-fake/lesson.conf"
+    printf '#!/bin/sh\necho "launcher: refused to start"\nexit 1\n' >"$tree/build/lesson01"
+    chmod +x "$tree/build/lesson01"
+    cd "$tree"
+    SANITIZE_BUILD="$tree/build" run sh "$REPO/common/sanitize.sh" lesson01
+    assert_failure
+    assert_line "  lesson01 (forward): FOUND a problem (exit status 1):"
+    assert_line "    launcher: refused to start"
+}
+
 @test "the sanitize script fails on a program with a race, naming it" {
     require_built bug_race_tree
     cd "$REPO"
