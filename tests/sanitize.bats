@@ -14,7 +14,7 @@ EMUCC="$REPO/common/emu/emucc"
 CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add byte_tile
     memory_pools large_tiles coalesced_groups)
 BUGS=(bug_race_tree bug_missing_sync bug_warp_sync bug_shared_uninitialized bug_shared_out_of_bounds
-    bug_shared_static_out_of_bounds bug_uninitialized bug_byte_tile_race bug_tile_race)
+    bug_shared_static_out_of_bounds bug_uninitialized bug_byte_tile_race bug_tile_race bug_misaligned)
 
 setup_file() {
     export BIN="$BATS_FILE_TMPDIR/bin"
@@ -163,6 +163,28 @@ require_built() {
     run "$BIN/bug_shared_static_out_of_bounds"
     assert_failure 1
     assert_line --regexp "^cuda-emu: out-of-bounds write of shared memory in kernel with_right_neighbour, block \([01],0,0\), thread \(31,0,0\), at tests/emu/bug_shared_static_out_of_bounds.cu:$line: the first byte past the end of __shared__ tile \(128 bytes\)$"
+}
+
+@test "a 32-bit load from device memory at an address not a multiple of 4 is named with its line" {
+    require_built bug_misaligned
+    local access allocation
+    access=$(line_of "$REPO/tests/emu/bug_misaligned.cu" "BUG: a row starts where")
+    allocation=$(line_of "$REPO/tests/emu/bug_misaligned.cu" "// the RGB rows")
+    # rows 1, 3, 5 and 7 start 2 bytes past a multiple of 4; forward order meets row 1 first
+    CUDA_EMU_ORDER=forward run "$BIN/bug_misaligned"
+    assert_failure 1
+    assert_line "cuda-emu: misaligned 4-byte read in kernel first_words, block (0,0,0), thread (1,0,0), at tests/emu/bug_misaligned.cu:$access: byte offset 90 of a 720-byte allocation made at tests/emu/bug_misaligned.cu:$allocation, 2 bytes past a multiple of 4"
+    assert_line --partial "a GPU stops the kernel here (cudaErrorMisalignedAddress)"
+    refute_line --partial "PASS"
+}
+
+@test "a float4 read from shared memory one float in is named with its line and the array" {
+    require_built bug_misaligned
+    local access
+    access=$(line_of "$REPO/tests/emu/bug_misaligned.cu" "BUG: tile + 4 bytes")
+    run "$BIN/bug_misaligned" shared
+    assert_failure 1
+    assert_line "cuda-emu: misaligned 16-byte read in kernel shifted_float4, block (0,0,0), thread (0,0,0), at tests/emu/bug_misaligned.cu:$access: byte offset 4 of __shared__ tile, 4 bytes past a multiple of 16"
 }
 
 @test "an access past a global allocation names the faulting line as well as the allocation" {

@@ -1,6 +1,7 @@
 // runtime/sanitize.cpp - the checks of `emucc --sanitize`: shared-memory data races, reads of
-// shared memory nobody wrote, out-of-bounds accesses to dynamic shared memory, and warp-level
-// races that need __syncwarp(), each reported with the kernel, block, threads and source lines.
+// shared memory nobody wrote, out-of-bounds accesses to dynamic shared memory, warp-level races
+// that need __syncwarp(), and misaligned accesses to device and shared memory, each reported
+// with the kernel, block, threads and source lines.
 //
 // Part of the CPU emulation backend (common/emu/). How it sees every memory access: emucc
 // --sanitize compiles the program's .cu files with the compiler's ThreadSanitizer
@@ -423,11 +424,62 @@ inline void check(const void* address, size_t size, bool writes, const void* pc)
     }
 }
 
+// A load or store of 2, 4, 8 or 16 bytes whose type promises an address that is a multiple of
+// its size: an int, a float, a float4 or a uchar4 reached through a pointer of its type. A GPU
+// stops the kernel when the address is not (cudaErrorMisalignedAddress); a CPU does it without
+// a word, so the emulator checks, in device memory and shared memory. The compilers call
+// __tsan_readN or __tsan_writeN for these, and __tsan_unaligned_readN for accesses they know
+// may be misaligned (packed data, bytes they merged): only the first are checked.
+[[noreturn]] void report_misaligned(const void* pc, const char* a, size_t size, bool writes,
+                                    const char* memory) {
+    char where[1300];
+    describe_access((uint16_t)sanitize_state.thread, pc, where, sizeof where);
+    unsigned long past = (unsigned long)((uintptr_t)a % size);
+    report("misaligned %zu-byte %s in %s: %s, %lu byte%s past a multiple of %zu", size,
+           writes ? "write" : "read", where, memory, past, past == 1 ? "" : "s", size);
+    report("a GPU stops the kernel here (cudaErrorMisalignedAddress): a %zu-byte type needs an "
+           "address that is a multiple of %zu; read such data a byte at a time, or start the "
+           "vector on a multiple of its size", size, size);
+    die();
+}
+
+void check_alignment(const char* a, size_t size, bool writes, const void* pc) {
+    if (!regions_known) learn_regions();
+    char memory[320];
+    if (a >= static_region.start && a < static_region.start + static_region.size) {
+        const Extent* extent = is_emulator_variable(a) ? nullptr : extent_at(a);
+        if (!extent || !extent->name) return;  // not shared memory, or a red zone (reported)
+        snprintf(memory, sizeof memory, "byte offset %lld of __shared__ %s",
+                 (long long)(a - extent->start), extent->name);
+    } else if (dynamic_region.start && a >= dynamic_region.start &&
+               a < dynamic_region.start + dynamic_region.size) {
+        snprintf(memory, sizeof memory, "byte offset %lld of dynamic shared memory",
+                 (long long)(a - dynamic_region.start));
+    } else if (const Tracked* t = tracked_at(a)) {
+        snprintf(memory, sizeof memory, "byte offset %lld of a %zu-byte allocation made at %s:%d",
+                 (long long)(a - t->start), t->size, t->file, t->line);
+    } else {
+        return;  // the stack, constants, host memory
+    }
+    report_misaligned(pc, a, size, writes, memory);
+}
+
+// The accesses whose type promises alignment: checked for it, then as any other.
+inline void check_aligned(const void* address, size_t size, bool writes, const void* pc) {
+    if (sanitize_enabled && sanitize_state.in_block && ((uintptr_t)address & (size - 1)))
+        check_alignment(static_cast<const char*>(address), size, writes, pc);
+    check(address, size, writes, pc);
+}
+
 }  // namespace
 
-// A whole vector (float4, int2, ...) copied by one instruction: cuda_emu/types.h.
+// A whole vector (float4, int2, ...) copied by one instruction: cuda_emu/types.h. Its type
+// promises alignment (a float4 on a multiple of 16, an int2 of 8).
 void vector_access(const void* address, unsigned long size, bool writes, const void* pc) {
-    check(address, size, writes, pc);
+    if ((size & (size - 1)) == 0)
+        check_aligned(address, size, writes, pc);
+    else
+        check(address, size, writes, pc);
 }
 
 void sanitize_track(const void* start, size_t size, const char* file, int line, bool watch_writes) {
@@ -513,6 +565,7 @@ void sanitize_block_start(char* dynamic_base, size_t dynamic_bytes) {
 
 // ---- The functions the instrumented code calls --------------------------------------------------
 using cuda_emu::check;
+using cuda_emu::check_aligned;
 #define PC __builtin_return_address(0)
 
 extern "C" {
@@ -524,17 +577,17 @@ void __tsan_ignore_thread_end() {}
 void __tsan_vptr_update(void**, void*) {}
 void __tsan_vptr_read(void**) {}
 
-#define PLAIN_ACCESS(size)                                                              \
-    void __tsan_read##size(void* a) { check(a, size, false, PC); }                      \
-    void __tsan_write##size(void* a) { check(a, size, true, PC); }                      \
-    void __tsan_unaligned_read##size(void* a) { check(a, size, false, PC); }            \
-    void __tsan_unaligned_write##size(void* a) { check(a, size, true, PC); }            \
-    void __tsan_volatile_read##size(void* a) { check(a, size, false, PC); }             \
-    void __tsan_volatile_write##size(void* a) { check(a, size, true, PC); }             \
-    void __tsan_unaligned_volatile_read##size(void* a) { check(a, size, false, PC); }   \
-    void __tsan_unaligned_volatile_write##size(void* a) { check(a, size, true, PC); }   \
-    void __tsan_read##size##_pc(void* a, void* pc) { check(a, size, false, pc); }       \
-    void __tsan_write##size##_pc(void* a, void* pc) { check(a, size, true, pc); }
+#define PLAIN_ACCESS(size)                                                                   \
+    void __tsan_read##size(void* a) { check_aligned(a, size, false, PC); }                   \
+    void __tsan_write##size(void* a) { check_aligned(a, size, true, PC); }                   \
+    void __tsan_unaligned_read##size(void* a) { check(a, size, false, PC); }                 \
+    void __tsan_unaligned_write##size(void* a) { check(a, size, true, PC); }                 \
+    void __tsan_volatile_read##size(void* a) { check_aligned(a, size, false, PC); }          \
+    void __tsan_volatile_write##size(void* a) { check_aligned(a, size, true, PC); }          \
+    void __tsan_unaligned_volatile_read##size(void* a) { check(a, size, false, PC); }        \
+    void __tsan_unaligned_volatile_write##size(void* a) { check(a, size, true, PC); }        \
+    void __tsan_read##size##_pc(void* a, void* pc) { check_aligned(a, size, false, pc); }    \
+    void __tsan_write##size##_pc(void* a, void* pc) { check_aligned(a, size, true, pc); }
 PLAIN_ACCESS(1)
 PLAIN_ACCESS(2)
 PLAIN_ACCESS(4)

@@ -18,11 +18,11 @@
 // of their element. We copy those alignments because code that casts float* to float4* relies
 // on them.
 //
-// A GPU moves a whole vector of 8 or 16 bytes in one instruction (LDG.128, STS.64); a CPU
-// compiler splits a copy of one into a load or store per member. In programs built with
-// --profile or --sanitize, where every access is counted or checked, those types therefore copy
-// themselves: one vector_access for the whole vector (and the instruction that copies it), then
-// the bytes, which the checks do not see again. The copy is still a copy of the bytes, which
+// A GPU moves a whole vector of 2 to 16 bytes in one instruction (LDG.128, STS.64, STG.32 for
+// a uchar4); a CPU compiler may split a copy of one into a load or store per member. In
+// programs built with --profile or --sanitize, where every access is counted or checked, those
+// types therefore copy themselves: one vector_access for the whole vector (and the instruction
+// that copies it), then the bytes, which the checks do not see again. The copy is still a copy of the bytes, which
 // vector_copies_bytes says for code that asks whether a type is trivially copyable.
 // ---------------------------------------------------------------------------------------------
 namespace cuda_emu {
@@ -62,7 +62,8 @@ void vector_access(const void* address, unsigned long size, bool writes, const v
 #define CUDA_EMU_PARTS2(name, T)
 #define CUDA_EMU_PARTS4(name, T)
 
-// moves: WHOLE, a vector of 8 or 16 bytes the GPU moves at once; PARTS, member by member
+// moves: WHOLE, a vector of 2 to 16 bytes the GPU moves at once; PARTS, member by member (the
+// 32-byte vectors, which it moves in two halves)
 #define CUDA_EMU_VEC1(name, T, align)                                              \
     struct alignas(align) name { T x; };                                            \
     static inline name make_##name(T x) { name v; v.x = x; return v; }
@@ -81,10 +82,10 @@ void vector_access(const void* address, unsigned long size, bool writes, const v
     CUDA_EMU_VEC1(base##1, T, a1) CUDA_EMU_VEC2(base##2, T, a2, moves2) \
     CUDA_EMU_VEC3(base##3, T) CUDA_EMU_VEC4(base##4, T, a4, moves4)
 
-CUDA_EMU_VEC_FAMILY(char, signed char, 1, 2, PARTS, 4, PARTS)
-CUDA_EMU_VEC_FAMILY(uchar, unsigned char, 1, 2, PARTS, 4, PARTS)
-CUDA_EMU_VEC_FAMILY(short, short, 2, 4, PARTS, 8, WHOLE)
-CUDA_EMU_VEC_FAMILY(ushort, unsigned short, 2, 4, PARTS, 8, WHOLE)
+CUDA_EMU_VEC_FAMILY(char, signed char, 1, 2, WHOLE, 4, WHOLE)
+CUDA_EMU_VEC_FAMILY(uchar, unsigned char, 1, 2, WHOLE, 4, WHOLE)
+CUDA_EMU_VEC_FAMILY(short, short, 2, 4, WHOLE, 8, WHOLE)
+CUDA_EMU_VEC_FAMILY(ushort, unsigned short, 2, 4, WHOLE, 8, WHOLE)
 CUDA_EMU_VEC_FAMILY(int, int, 4, 8, WHOLE, 16, WHOLE)
 CUDA_EMU_VEC_FAMILY(uint, unsigned int, 4, 8, WHOLE, 16, WHOLE)
 CUDA_EMU_VEC_FAMILY(long, long, 8, 16, WHOLE, 16, PARTS)
@@ -94,6 +95,8 @@ CUDA_EMU_VEC_FAMILY(ulonglong, unsigned long long, 8, 16, WHOLE, 16, PARTS)
 CUDA_EMU_VEC_FAMILY(float, float, 4, 8, WHOLE, 16, WHOLE)
 CUDA_EMU_VEC_FAMILY(double, double, 8, 16, WHOLE, 16, PARTS)
 
+CUDA_EMU_COPIES_BYTES(char2) CUDA_EMU_COPIES_BYTES(uchar2) CUDA_EMU_COPIES_BYTES(char4)
+CUDA_EMU_COPIES_BYTES(uchar4) CUDA_EMU_COPIES_BYTES(short2) CUDA_EMU_COPIES_BYTES(ushort2)
 CUDA_EMU_COPIES_BYTES(short4) CUDA_EMU_COPIES_BYTES(ushort4)
 CUDA_EMU_COPIES_BYTES(int2) CUDA_EMU_COPIES_BYTES(int4) CUDA_EMU_COPIES_BYTES(uint2)
 CUDA_EMU_COPIES_BYTES(uint4) CUDA_EMU_COPIES_BYTES(long2) CUDA_EMU_COPIES_BYTES(ulong2)
