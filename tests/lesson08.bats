@@ -71,26 +71,29 @@ assert_refused() {
     assert_line --regexp "^optimized +kernel .* PASS \(max err 0\)$"
     assert_line --regexp "^optimized +transfers .* PASS \(max err 0\)$"
     assert_line --regexp "^sliding +kernel .* PASS \(max err 0\)$"
+    assert_line --regexp "^shuffle +kernel .* PASS \(max err 0\)$"
     assert_line "per frame, 3 frames of 64x48 a run:"
     assert_line --regexp "^  naive +kernel [0-9.]+ ms +end to end [0-9.]+ ms = [0-9.]+ frames/s +copies [0-9]+%$"
     assert_line --regexp "^  optimized +kernel [0-9.]+ ms +end to end [0-9.]+ ms = [0-9.]+ frames/s +copies [0-9]+%$"
-    # sliding has a kernel row only
+    # sliding and shuffle have kernel rows only
     assert_line --regexp "^  sliding +kernel [0-9.]+ ms *$"
-    assert_line "all 5 checks passed against the CPU reference: naive, optimized, sliding"
+    assert_line --regexp "^  shuffle +kernel [0-9.]+ ms *$"
+    assert_line "all 6 checks passed against the CPU reference: naive, optimized, sliding, shuffle"
 }
 
 @test "lesson08's kernels stay inside the frames at awkward sizes in every thread order" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     # guard mode: a read or write past a device array's end stops the program;
     # poison mode: device memory starts as 0xFF, so a pixel nobody wrote fails the check;
-    # 5 frames: more than the 4 streams of the pipeline; widths of 4 and 36, multiples
-    # of 4, take sliding's word loads, the others its pixel-by-pixel path
+    # 5 frames: more than the 4 streams of the pipeline; widths of 4, 36 and 244, multiples
+    # of 4, take sliding's and shuffle's word loads, the others their pixel-by-pixel path;
+    # 244x17: shuffle's 3 bands across (120 columns each, the last of 4), a band of 1 row
     for order in forward reverse random:2024; do
-        for size in 1x1 2x2 4x3 33x33 31x65 36x33; do
+        for size in 1x1 2x2 4x3 33x33 31x65 36x33 244x17; do
             CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
                 run "$EMU_BUILD/lesson08" -n "$size" --frames 5 "${QUICK[@]}" --csv
             assert_success
-            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 5
+            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 6
         done
     done
 }
@@ -110,7 +113,7 @@ assert_refused() {
     use_gpu_build
     run --separate-stderr "$BUILD/lesson08" -n 61x59 --frames 7 --seed 777 "${QUICK[@]}" --csv
     assert_success
-    assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 5
+    assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 6
     assert_equal "$(csv_column elements <<<"$output" | sort -u)" 3599
 }
 
@@ -122,7 +125,7 @@ assert_refused() {
         --output "$folder/edges.png" --frames 1 "${QUICK[@]}"
     assert_success
     assert_line "problem  frame size = 512x512; moves 1.0 MB, 0 FLOP"
-    assert_line "all 5 checks passed against the CPU reference: naive, optimized, sliding"
+    assert_line "all 6 checks passed against the CPU reference: naive, optimized, sliding, shuffle"
     assert_equal "$stderr" "lesson08: wrote $folder/edges.png (512x512, 8-bit edge map)"
     # a valid PNG of the photo's size, one channel, every pixel as the rule says
     [ "$(head -c 8 "$folder/edges.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
@@ -203,13 +206,15 @@ assert_refused() {
 }
 
 # Builds lessons/08-sobel/sobel.cu with one line changed (sed expression $1)
-# by the emulator, and runs it with the remaining arguments.
+# by the emulator (with MUTANT_FLAGS too: --sanitize), and runs it with the
+# remaining arguments.
 run_mutated_lesson() {
     [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
     local source="$REPO/lessons/08-sobel/sobel.cu"
     sed "$1" "$source" >"$BATS_TEST_TMPDIR/sobel.cu"
     ! cmp -s "$source" "$BATS_TEST_TMPDIR/sobel.cu" || fail "the sed expression changed nothing"
-    "$REPO/common/emu/emucc" -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
+    # shellcheck disable=SC2086  # MUTANT_FLAGS is a list of words
+    "$REPO/common/emu/emucc" ${MUTANT_FLAGS:-} -O2 -std=c++20 -Xcompiler -fopenmp -I"$REPO/common" \
         -I"$REPO/lessons/08-sobel" -o "$BATS_TEST_TMPDIR/broken" \
         "$BATS_TEST_TMPDIR/sobel.cu" "$(common_object)" -lstb -lm
     shift
@@ -246,6 +251,34 @@ run_mutated_lesson() {
     run_mutated_lesson 's/^        nw = w, n = here, ne = e;$//' -n 36x34 --only sliding
     assert_equal "$status" 1
     assert_line --regexp "^sliding +kernel .* FAIL "
+}
+
+@test "a shuffle kernel that takes its left neighbour from the lane on its right fails" {
+    # __shfl_down_sync reads lane + 1: the window's w and e are then the same pixel
+    run_mutated_lesson 's/int left = (int)__shfl_up_sync(/int left = (int)__shfl_down_sync(/' \
+        -n 124x9 --only shuffle
+    assert_equal "$status" 1
+    [[ "$stderr" == *"shuffle (kernel) FAIL: edges: first mismatch at (row 0, column 0): "* ]] ||
+        fail "stderr does not name the first column: $stderr"
+}
+
+@test "a shuffle kernel that does not clamp the rows it loads ahead reads past the frames" {
+    # the last band of the last frame loads rows below the frame: the guard stops it
+    CUDA_EMU_GUARD=1 run_mutated_lesson 's/long long row = clamp_index(first_row - 1 + step, height);/long long row = first_row - 1 + step;/' \
+        -n 124x9 --only shuffle
+    assert_equal "$status" 1
+    [[ "$stderr" == *"cuda-emu: out-of-bounds read in kernel sobel_shuffle, "* ]] ||
+        fail "stderr does not name the kernel's read: $stderr"
+}
+
+@test "a shuffle kernel that reads words from rows not on a multiple of 4 is stopped by the sanitizer" {
+    # without width % 4 == 0, a 37-pixel row (111 bytes) puts row 1's words 3 bytes past a
+    # multiple of 4: the CPU reads them and the result is even right, but a GPU stops the kernel
+    MUTANT_FLAGS=--sanitize run_mutated_lesson 's/int words_fit = width % 4 == 0 \&\& column >= 0 \&\& column + GROUP <= width;/int words_fit = column >= 0 \&\& column + GROUP <= width;/' \
+        -n 37x5 --only shuffle
+    assert_equal "$status" 1
+    [[ "$stderr" == *"cuda-emu: misaligned 4-byte read in kernel sobel_shuffle, "*", 3 bytes past a multiple of 4"* ]] ||
+        fail "stderr does not name the misaligned read: $stderr"
 }
 
 # ---- the exercise and its checker ---------------------------------------------

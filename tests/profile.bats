@@ -24,7 +24,7 @@ setup_file() {
     # objects
     env -u CXX make --no-print-directory -j2 BACKEND=emu PROFILE=1 build/emu-profile/lesson02 \
         build/emu-profile/lesson03 build/emu-profile/lesson04 build/emu-profile/lesson05 \
-        build/emu-profile/lesson06 >"$BIN/lessons.build.log" 2>&1 || true
+        build/emu-profile/lesson06 build/emu-profile/lesson08 >"$BIN/lessons.build.log" 2>&1 || true
 }
 
 require_built() {
@@ -434,4 +434,22 @@ quoted_counts() {
         checked=$((checked + 1))
     done < <(quoted_counts)
     [ "$checked" -ge 80 ] || fail "only $checked quoted counts found in COURSE.md"
+}
+
+@test "each lesson's NCU_ARGS leave every variant's kernels inside ncu's first 24 launches" {
+    # make gpu-report profiles a lesson at its NCU_ARGS with ncu --launch-count 24, the probe
+    # kernel first: the variants may launch 23 kernels at most, or the last go unmeasured.
+    # These lessons' counts do not depend on the size, so a small -n stands in for the GPU's.
+    local pair lesson small arguments csv total
+    for pair in lesson03:64 lesson04:48 lesson06:64x64 lesson08:64x32; do
+        lesson=${pair%%:*} small=${pair#*:}
+        arguments=$(lesson_setting "$lesson" NCU_ARGS | sed -E "s/-n [^ ]+/-n $small/")
+        csv="$BATS_TEST_TMPDIR/$lesson.csv"
+        # shellcheck disable=SC2086  # the arguments are a list of words
+        profile_csv "$REPO/build/emu-profile/$lesson" "$csv" $arguments --reps 1 --warmup 0 \
+            --cache warm --quiet-warnings
+        total=$(awk -F, '$3 == "launches" { n += $4 } END { print n + 0 }' "$csv")
+        [ "$total" -ge 4 ] && [ "$total" -le 23 ] ||
+            fail "$lesson $arguments: $total launches; ncu measures the first 23 after the probe"
+    done
 }

@@ -23,6 +23,12 @@ __host__ __device__ static inline int clamp_index(int i, int count)
     return i < 0 ? 0 : i >= count ? count - 1 : i;
 }
 
+/* |gx| + |gy|: the magnitude of a gradient, without a square root */
+__host__ __device__ static inline int gradient_magnitude(int gx, int gy)
+{
+    return (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
+}
+
 /* |gx| + |gy| of the 3 x 3 window of gray levels around a pixel, named by
  * the compass: n above, s below, w left, e right. */
 __host__ __device__ static inline int sobel_magnitude(int nw, int n, int ne, int w, int e,
@@ -30,7 +36,7 @@ __host__ __device__ static inline int sobel_magnitude(int nw, int n, int ne, int
 {
     int gx = (ne + 2 * e + se) - (nw + 2 * w + sw);
     int gy = (sw + 2 * s + se) - (nw + 2 * n + ne);
-    return (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
+    return gradient_magnitude(gx, gy);
 }
 
 /* the 8-bit edge level of a magnitude: strong edges saturate at white */
