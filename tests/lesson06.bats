@@ -20,6 +20,37 @@ setup() {
     assert_line --regexp "^naive +kernel .* PASS"
     assert_line --regexp "^blocks64 +kernel .* PASS"
     assert_line --regexp "^optimized +kernel .* PASS"
+    assert_line --regexp "^no-convert +kernel .* PASS"
+}
+
+@test "no-convert's sums are optimized's: its products, carried as doubles, stay exact" {
+    # 65,536 results of 512 terms: products up to 3.3 x 10^7, past 2^24, where a float would round
+    # them; both rows land at the same distance from the CPU's sums
+    run --separate-stderr "$EMU_BUILD/lesson06" -n 65536x512 --only optimized,no-convert --reps 1 \
+        --warmup 0 --csv --quiet-warnings
+    assert_success
+    assert_equal "$(csv_column check <<<"$output" | sort -u)" PASS
+    local errors
+    errors=$(csv_column max_error <<<"$output")
+    [ "$(sort -u <<<"$errors" | wc -l)" -eq 1 ] || fail "the two rows' errors differ: $errors"
+    # products carried as floats still pass the check (the sums are near 10^9), but the
+    # comparison above tells them apart
+    build_mutant lessons/06-occupancy/loop_test.cu \
+        's/double product = (double)(i \* lane), growth = (double)(i \* WARP_SIZE);/float product = (float)(i * lane), growth = (float)(i * WARP_SIZE);/' \
+        "$BATS_TEST_TMPDIR/mutant"
+    run --separate-stderr "$BATS_TEST_TMPDIR/mutant" -n 65536x512 --only optimized,no-convert \
+        --reps 1 --warmup 0 --csv --quiet-warnings
+    assert_success
+    errors=$(csv_column max_error <<<"$output")
+    [ "$(sort -u <<<"$errors" | wc -l)" -eq 2 ] || fail "float products gave optimized's error: $errors"
+}
+
+@test "a no-convert kernel whose product grows by i, not 32 i, fails" {
+    build_mutant lessons/06-occupancy/loop_test.cu \
+        's/growth = (double)(i \* WARP_SIZE);/growth = (double)i;/' "$BATS_TEST_TMPDIR/mutant"
+    run "$BATS_TEST_TMPDIR/mutant" -n 100x100 --only no-convert --reps 1 --warmup 0
+    assert_failure 1
+    assert_line --regexp "^no-convert +kernel .* FAIL "
 }
 
 @test "on the modelled H100 the article's launch leaves 92 of 132 SMs idle, word for word; optimized does not warn" {

@@ -21,7 +21,7 @@
  * result: 40 blocks. Numba warned "Grid size 40 will likely result in GPU
  * under-utilization due to low occupancy"; 64 threads per block (157 blocks)
  * made the warning go away. CUDA C warns about nothing, so common/ does
- * (read the lines under the table). Five versions:
+ * (read the lines under the table). Six versions:
  *   cpu         the double loop on every core (OpenMP): the reference
  *   naive       one thread per result, 256 threads per block: 40 blocks for
  *               an H100's 132 SMs, so 92 SMs have nothing to do
@@ -34,6 +34,9 @@
  *   ilp         one warp per result with 4 independent sums per lane, one
  *               256-thread block per SM: low occupancy on purpose, and the
  *               warnings under the table say so (Volkov's point: see kernel 3)
+ *   no-convert  optimized's launch and warps, each lane's i * j carried as a
+ *               double from one term to the next, so that no term waits for
+ *               the slow conversion (see kernel 2b)
  *
  * Napkin math for the article's 10,000 x 10,000 (-n 10kx10k) on an H100:
  *   work:     10^8 terms, each a 64-bit integer product converted to double,
@@ -50,6 +53,8 @@
  *             each: 40 us) overlap only with the 7 other warps on its SM.
  *   So optimized should be 3-4x faster than naive, not the 10x a pure latency
  *   argument suggests; lesson 06's chapter says how to measure it.
+ *   no-convert: two FP64 operations a term, 64 a clock per SM:
+ *             10^8 x 2 / (132 x 64 x 1.98 GHz) = 12 us, some 7x naive's floor.
  */
 #include "workbook.h"
 
@@ -126,6 +131,35 @@ __global__ void loop_warp_per_result(double *results, long long result_count, lo
         double sum = 0.0;
         for (long long j = lane; j < inner; j += WARP_SIZE)
             sum += term(i, j);
+        for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+            sum += __shfl_down_sync(FULL_WARP_MASK, sum, offset);
+        if (lane == 0)
+            results[i] = sum;
+    }
+}
+
+/* 2b. optimized without the conversion. A lane's terms are i x lane,
+ * i x (lane + 32), i x (lane + 64), ...: each product is the one before plus
+ * 32 x i. Carried as a double, the product stays exact as long as it is
+ * below 2^53, and results x terms is at most 2^40 here, so every term is the
+ * same double as (double)(i * j), and the sums are optimized's. A term then
+ * costs two FP64 instructions, an add for the product and a fused
+ * multiply-add for the sum, where optimized converts a 64-bit integer to a
+ * double: 64 FP64 operations per clock per SM against 16 conversions, 32
+ * terms a clock against 16 (COURSE.md, lesson 06's targets). */
+__global__ void loop_warp_per_result_no_convert(double *results, long long result_count,
+                                                long long inner)
+{
+    int lane = threadIdx.x % WARP_SIZE;
+    long long warp = warp_in_grid();
+    long long warps_in_grid = (long long)gridDim.x * blockDim.x / WARP_SIZE;
+    for (long long i = warp; i < result_count; i += warps_in_grid) {
+        double product = (double)(i * lane), growth = (double)(i * WARP_SIZE);
+        double sum = 0.0;
+        for (long long j = lane; j < inner; j += WARP_SIZE) {
+            sum += product * 0.1; /* term(i, j), without converting i * j */
+            product += growth;
+        }
         for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2)
             sum += __shfl_down_sync(FULL_WARP_MASK, sum, offset);
         if (lane == 0)
@@ -213,6 +247,14 @@ static void run_optimized(const wb_data *data)
     CUDA_CHECK_LAUNCH();
 }
 
+/* optimized's launch, block and grid: the two rows differ by the loop alone */
+static void run_no_convert(const wb_data *data)
+{
+    loop_warp_per_result_no_convert<<<optimized_blocks_per_grid, optimized_threads_per_block>>>(
+        (double *)data->device[RESULTS], data->shape.width, data->shape.height);
+    CUDA_CHECK_LAUNCH();
+}
+
 static void run_ilp(const wb_data *data)
 {
     /* one block per SM, or fewer if there are fewer results than warps */
@@ -295,6 +337,9 @@ static const wb_variant variants[] = {
      .scope = WB_KERNEL, .run = run_blocks64},
     {.name = "ilp", .description = "warp per result, 4 sums per lane, 1 block per SM: Volkov",
      .scope = WB_KERNEL, .run = run_ilp},
+    {.name = "no-convert",
+     .description = "optimized, each i * j the one before plus 32 i: no conversion",
+     .scope = WB_KERNEL, .run = run_no_convert},
 };
 
 static const wb_option options[] = {
