@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # tests/sanitize.bats - the specification of `emucc --sanitize` (common/emu/runtime/sanitize.cpp)
 # and of `make sanitize`: every shared-memory race is named with both lines whatever the thread
-# order, as are reads of shared memory nobody wrote, accesses past dynamic shared memory and
-# warp-synchronous code that needs __syncwarp(); correct programs report nothing.
+# order, as are reads of shared memory nobody wrote, accesses past dynamic shared memory,
+# warp-synchronous code that needs __syncwarp() and misaligned accesses to device and shared
+# memory; correct programs report nothing.
 
 # REPO, the libraries, and what MPI needs to start lesson 09's ranks here
 load test_helper
