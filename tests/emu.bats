@@ -333,7 +333,7 @@ PASS grid_sync"
     CUDA_EMU_WORKERS=2 run --separate-stderr "$BIN/grid_sync" 3
     assert_failure
     assert_output "FAIL grid_sync: tests/emu/grid_sync.cu:$(line_of "$REPO/tests/emu/grid_sync.cu" "CHECK(cudaLaunchCooperativeKernel((void*)ring_sums"): cudaLaunchCooperativeKernel((void*)ring_sums, dim3(blocks), dim3(threads), args) returned cudaErrorCooperativeLaunchTooLarge"
-    assert_equal "$stderr" "cuda-emu: a cooperative launch of 48 blocks (kernel launched by cudaLaunchCooperativeKernel): the modelled GPU holds them at once, but the emulator runs each block of a cooperative launch on an OS thread of its own and holds 32 (16 per SM x CUDA_EMU_WORKERS=2): a smaller grid, or more workers, runs"
+    assert_equal "$stderr" "cuda-emu: a cooperative launch of 48 blocks (kernel ring_sums): the modelled GPU holds them at once, but the emulator runs each block of a cooperative launch on an OS thread of its own and holds 32 (16 per SM x CUDA_EMU_WORKERS=2): a smaller grid, or more workers, runs"
 }
 
 @test "cudaLaunchCooperativeKernel((void*)kernel) of a kernel the emulator never saw typed is refused, with why" {
@@ -409,7 +409,7 @@ EOF
     built bug_grid_sync
     run timeout 20 "$BIN/bug_grid_sync"
     assert_failure 1
-    assert_output --partial "cuda-emu: deadlock in kernel launched by cudaLaunchCooperativeKernel: 2 block(s) wait at grid.sync() at tests/emu/bug_grid_sync.cu:$line, and 2 block(s) returned from the kernel without reaching it."
+    assert_output --partial "cuda-emu: deadlock in kernel shift_left: 2 block(s) wait at grid.sync() at tests/emu/bug_grid_sync.cu:$line, and 2 block(s) returned from the kernel without reaching it."
     run timeout 20 "$BIN/bug_grid_sync" plain
     assert_failure 1
     assert_output --partial "cuda-emu: grid.sync() in kernel shift_left, which was launched with <<<...>>>"
@@ -684,6 +684,16 @@ PASS device_assert"
     run "$BIN/memory_pools" use-after-free
     assert_success
     assert_output "the use after free went unnoticed"
+}
+
+@test "guard mode names the kernel, not the pointer, when it is launched through a pointer" {
+    built bug_out_of_bounds
+    local how
+    for how in pointer cudaLaunchKernel; do
+        CUDA_EMU_GUARD=1 run "$BIN/bug_out_of_bounds" "$how"
+        assert_failure 1
+        assert_output --partial "cuda-emu: out-of-bounds write in kernel copy, block (1,0,0), thread (36,0,0)"
+    done
 }
 
 @test "without guard mode the same overrun goes unnoticed, as on a GPU" {

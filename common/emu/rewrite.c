@@ -22,10 +22,11 @@
  *   4. After each kernel (__global__ function, not a template) declared or defined at namespace
  *      scope, on the same line:
  *        [[maybe_unused]] static const bool CUDA_EMU_NOTED_KERNEL(__COUNTER__) =
- *            ::cuda_emu::note_kernel_at_startup<void(PARAMETERS)>(name);
+ *            ::cuda_emu::note_kernel_at_startup<void(PARAMETERS)>(name, "name");
  *      which tells the runtime the kernel's parameter types when the program starts, so that a
  *      kernel reached only as (void*)kernel (cudaGraphAddKernelNode, cudaLaunchKernel) can be
- *      called with its arguments. The parameter list is written out, so overloads are told apart.
+ *      called with its arguments, and its name, which the reports of a launch through a pointer
+ *      give. The parameter list is written out, so overloads are told apart.
  *   5. With --sanitize (emucc --sanitize passes it as a fifth argument): around each static
  *      `__shared__` declaration inside a function, small unused gaps, and calls that tell the
  *      checks where each variable and gap lies, so that an access running past a __shared__
@@ -481,8 +482,9 @@ static char *kernel_registration(size_t pos, int at_namespace_scope) {
     char *text = malloc(len + 2 * (name_end - name_start) + 200);
     /* __COUNTER__ names it: a rewritten header included into a .cu counts from 0 too. */
     sprintf(text, " [[maybe_unused]] static const bool CUDA_EMU_NOTED_KERNEL(__COUNTER__) = "
-                  "::cuda_emu::note_kernel_at_startup<void(%s)>(%.*s);",
-            params, (int)(name_end - name_start), src + name_start);
+                  "::cuda_emu::note_kernel_at_startup<void(%s)>(%.*s, \"%.*s\");",
+            params, (int)(name_end - name_start), src + name_start,
+            (int)(name_end - name_start), src + name_start);
     free(params);
     return text;
 }

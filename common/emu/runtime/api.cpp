@@ -796,6 +796,7 @@ namespace {
 struct KnownKernel {
     KernelLauncher launcher;
     KernelBinder binder;
+    const char* name;  // null for a kernel noted only by a typed call (a template's instance)
 };
 std::mutex launchers_mutex;
 std::map<const void*, KnownKernel>& known_kernels() {
@@ -804,9 +805,17 @@ std::map<const void*, KnownKernel>& known_kernels() {
 }
 }  // namespace
 
-void cuda_emu::remember_launcher(const void* kernel, KernelLauncher launcher, KernelBinder binder) {
+void cuda_emu::remember_launcher(const void* kernel, KernelLauncher launcher, KernelBinder binder,
+                                 const char* name) {
     std::lock_guard<std::mutex> lock(launchers_mutex);
-    known_kernels()[kernel] = KnownKernel{launcher, binder};
+    KnownKernel& known = known_kernels()[kernel];
+    known = KnownKernel{launcher, binder, name ? name : known.name};
+}
+
+const char* cuda_emu::noted_kernel_name(const void* kernel) {
+    std::lock_guard<std::mutex> lock(launchers_mutex);
+    auto found = known_kernels().find(kernel);
+    return found != known_kernels().end() ? found->second.name : nullptr;
 }
 
 KernelBinder cuda_emu::binder_for(const void* kernel) {

@@ -5,13 +5,14 @@
 //     scale<float><<<blocks, threads, shared_bytes, stream>>>(d_x, 2.0f, n);
 // into
 //     ::cuda_emu::launch(::cuda_emu::config(blocks, threads, shared_bytes, stream), "scale<float>",
-//         [&](auto&&... cuda_emu_args) { scale<float>(cuda_emu_args...); }, d_x, 2.0f, n);
+//         [=](auto&&... cuda_emu_args) { scale<float>(cuda_emu_args...); }, d_x, 2.0f, n);
 // The lambda lets the C++ compiler pick the kernel exactly as it picks any function (template
 // argument deduction, overloads, implicit conversions). launch() copies the arguments once, as
 // the GPU copies them into its parameter memory, and the scheduler then calls the lambda once per
 // GPU thread, so every thread gets its own copy of each parameter.
 #pragma once
 
+#include <cstring>
 #include <functional>
 #include <tuple>
 #include <type_traits>
@@ -69,8 +70,26 @@ cudaError_t run_bound(const LaunchConfig& config, const char* kernel_name, Kerne
              &closure);
 }
 
+// The name a kernel was noted under at startup (note_kernel_at_startup), or null.
+const char* noted_kernel_name(const void* kernel);
+
+// The launch's text names the kernel (`copy<<<...>>>`), unless the kernel was reached through a
+// pointer: `kernel<<<...>>>` in a helper that takes the kernel as a parameter. Then the launch's
+// lambda holds that pointer as its one capture (a kernel named directly is not captured), and
+// the kernel it points to has the name to report, when the program noted it at startup.
+template <class Body>
+const char* launched_kernel_name(const char* text, const Body& body) {
+    if constexpr (sizeof(Body) == sizeof(const void*) && std::is_trivially_copyable<Body>::value) {
+        const void* captured;
+        std::memcpy(&captured, &body, sizeof captured);
+        if (const char* noted = noted_kernel_name(captured)) return noted;
+    }
+    return text;
+}
+
 template <class Kernel, class... Args>
-cudaError_t launch(const LaunchConfig& config, const char* kernel_name, Kernel&& kernel, Args&&... args) {
+cudaError_t launch(const LaunchConfig& config, const char* kernel_text, Kernel&& kernel, Args&&... args) {
+    const char* kernel_name = launched_kernel_name(kernel_text, kernel);
     using Params = std::tuple<std::decay_t<Args>...>;
     if (capturing(config.stream)) {
         // Captured: the node keeps copies of the kernel and of the arguments' values now, so a
@@ -100,8 +119,9 @@ template <class... Params, std::size_t... I>
 BoundKernel bind_from_pointers(void (*kernel)(Params...), void** args, std::index_sequence<I...>) {
     auto body = [kernel](auto&&... cuda_emu_args) { kernel(cuda_emu_args...); };
     std::tuple<std::decay_t<Params>...> params(*static_cast<std::decay_t<Params>*>(args[I])...);
-    return [body, params](const LaunchConfig& config) mutable {
-        return run_bound(config, "added by cudaGraphAddKernelNode", body, params);
+    const char* name = launched_kernel_name("added by cudaGraphAddKernelNode", body);
+    return [body, params, name](const LaunchConfig& config) mutable {
+        return run_bound(config, name, body, params);
     };
 }
 
@@ -115,7 +135,9 @@ BoundKernel bind_from_pointers(void (*kernel)(Params...), void** args, std::inde
 using KernelLauncher = cudaError_t (*)(const void* kernel, const LaunchConfig& config, void** args,
                                        const char* how);
 using KernelBinder = BoundKernel (*)(const void* kernel, void** args);
-void remember_launcher(const void* kernel, KernelLauncher launcher, KernelBinder binder);
+// name: the kernel's name, from note_kernel_at_startup; null keeps the name noted before.
+void remember_launcher(const void* kernel, KernelLauncher launcher, KernelBinder binder,
+                       const char* name = nullptr);
 KernelLauncher launcher_for(const void* kernel, const char* how);  // null, after a report, if none
 KernelBinder binder_for(const void* kernel);                       // null if none, no report
 
@@ -136,17 +158,24 @@ template <class... Params>
 KernelLauncher launcher_of(void (*)(Params...)) { return &launch_typed<Params...>; }
 
 template <class... Params>
+void note_kernel(void (*kernel)(Params...), const char* name) {
+    remember_launcher(reinterpret_cast<const void*>(kernel), launcher_of(kernel), &bind_typed<Params...>,
+                      name);
+}
+
+template <class... Params>
 void note_kernel(void (*kernel)(Params...)) {
-    remember_launcher(reinterpret_cast<const void*>(kernel), launcher_of(kernel), &bind_typed<Params...>);
+    note_kernel(kernel, nullptr);
 }
 
 // What the rewriter puts after each kernel definition: Function is the kernel's type, written out
-// from its parameter list, which picks the right one of overloaded kernels.
+// from its parameter list, which picks the right one of overloaded kernels; name is the kernel's
+// name, for the reports of a launch that reaches it through a pointer.
 #define CUDA_EMU_PASTE(a, b) a##b
 #define CUDA_EMU_NOTED_KERNEL(n) CUDA_EMU_PASTE(cuda_emu_noted_kernel_, n)
 template <class Function>
-bool note_kernel_at_startup(Function* kernel) {
-    note_kernel(kernel);
+bool note_kernel_at_startup(Function* kernel, const char* name) {
+    note_kernel(kernel, name);
     return true;
 }
 
