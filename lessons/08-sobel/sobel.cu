@@ -434,35 +434,39 @@ static void launch_fused(const unsigned char *rgb, unsigned char *edges, int wid
     CUDA_CHECK_LAUNCH();
 }
 
-/* kernel rows only: the sliding kernel on every frame, already on the GPU
- * (its pipeline would be optimized's); then the shuffle kernel the same way. */
-static void run_sliding(const wb_data *data)
+/* kernel rows only: the sliding or the shuffle kernel on every frame, already
+ * on the GPU (their pipeline would be optimized's). The two kernels share one
+ * signature, so one loop launches either through a pointer. */
+typedef void (*frame_kernel)(const unsigned char *rgb, unsigned char *edges, int width,
+                             int height);
+
+static void launch_every_frame(const wb_data *data, frame_kernel kernel, dim3 grid, dim3 block)
 {
-    int width = (int)data->shape.width, height = (int)data->shape.height;
     long long pixels = data->shape.elements;
     const unsigned char *d_rgb = (const unsigned char *)data->device[RGB];
     unsigned char *d_edges = (unsigned char *)data->device[EDGES];
-    dim3 block(BLOCK_WIDTH, BLOCK_HEIGHT);
-    dim3 grid(blocks_for(width, TILE_WIDTH), blocks_for(height, TILE_HEIGHT));
     for (long long f = 0; f < frame_count; f++) {
-        sobel_sliding<<<grid, block>>>(d_rgb + 3 * pixels * f, d_edges + pixels * f, width, height);
+        kernel<<<grid, block>>>(d_rgb + 3 * pixels * f, d_edges + pixels * f,
+                                (int)data->shape.width, (int)data->shape.height);
         CUDA_CHECK_LAUNCH();
     }
 }
 
+static void run_sliding(const wb_data *data)
+{
+    dim3 block(BLOCK_WIDTH, BLOCK_HEIGHT);
+    dim3 grid(blocks_for((int)data->shape.width, TILE_WIDTH),
+              blocks_for((int)data->shape.height, TILE_HEIGHT));
+    launch_every_frame(data, sobel_sliding, grid, block);
+}
+
 static void run_shuffle(const wb_data *data)
 {
-    int width = (int)data->shape.width, height = (int)data->shape.height;
-    long long pixels = data->shape.elements;
-    const unsigned char *d_rgb = (const unsigned char *)data->device[RGB];
-    unsigned char *d_edges = (unsigned char *)data->device[EDGES];
     /* a warp a band: 120 columns, and 4 bands of 16 rows a block */
     dim3 block(SHUFFLE_LANES, SHUFFLE_WARPS);
-    dim3 grid(blocks_for(width, SHUFFLE_COLUMNS), blocks_for(height, SHUFFLE_ROWS * SHUFFLE_WARPS));
-    for (long long f = 0; f < frame_count; f++) {
-        sobel_shuffle<<<grid, block>>>(d_rgb + 3 * pixels * f, d_edges + pixels * f, width, height);
-        CUDA_CHECK_LAUNCH();
-    }
+    dim3 grid(blocks_for((int)data->shape.width, SHUFFLE_COLUMNS),
+              blocks_for((int)data->shape.height, SHUFFLE_ROWS * SHUFFLE_WARPS));
+    launch_every_frame(data, sobel_shuffle, grid, block);
 }
 
 /* kernel row: the fused kernel on every frame, already on the GPU.
