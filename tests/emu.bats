@@ -773,6 +773,30 @@ EOF
     assert_output --regexp "invalid conversion|cannot initialize"  # g++'s words or clang++'s
 }
 
+@test "a library the emulator lacks stops the build at its #include, with a line that names it" {
+    cd "$BATS_TEST_TMPDIR"
+    local header library
+    while read -r header library; do
+        printf '#include <cstdio>\n#include <%s>\nint main() { return 0; }\n' "$header" >uses.cu
+        run "$EMUCC" -c uses.cu -o uses.o
+        assert_failure
+        assert_output --partial "uses.cu:2"
+        assert_output --partial "cuda-emu: $library is not emulated. Include it and make its calls only when CUDA_EMULATION is not defined"
+    done <<'EOF'
+cublas_v2.h cuBLAS
+cub/cub.cuh CUB
+thrust/device_vector.h Thrust
+curand_kernel.h cuRAND
+nccl.h NCCL
+EOF
+    # kept behind the guard, as lessons 04 and 05 keep theirs, it builds and runs
+    printf '#ifndef CUDA_EMULATION\n#include <cublas_v2.h>\n#endif\nint main() { return 0; }\n' >guarded.cu
+    run "$EMUCC" guarded.cu -o guarded
+    assert_success
+    run ./guarded
+    assert_success
+}
+
 @test "emucc accepts nvcc's flags and writes dependency files that name the .cu and its headers" {
     cd "$BATS_TEST_TMPDIR"
     mkdir -p src out
