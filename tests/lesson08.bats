@@ -262,6 +262,21 @@ run_mutated_lesson() {
         fail "stderr does not name the first column: $stderr"
 }
 
+@test "a shuffle kernel whose lanes outside the frame lend the wrong level fails at the frame's edge" {
+    # lane 0 of the first band loads pixels 0 to 3 and must lend pixel 0, the clamp of pixel -1
+    run_mutated_lesson 's/unsigned int lent_right = column < 0 ? gray\[0\] : gray\[GROUP - 1\];/unsigned int lent_right = gray[GROUP - 1];/' \
+        -n 124x9 --only shuffle
+    assert_equal "$status" 1
+    [[ "$stderr" == *"shuffle (kernel) FAIL: edges: first mismatch at (row 0, column 0): "* ]] ||
+        fail "stderr does not name the first column: $stderr"
+    # the lane just past a 124-pixel row loads pixels 120 to 123 and must lend pixel 123
+    run_mutated_lesson 's/unsigned int lent_left = column >= width ? gray\[GROUP - 1\] : gray\[0\];/unsigned int lent_left = gray[0];/' \
+        -n 124x9 --only shuffle
+    assert_equal "$status" 1
+    [[ "$stderr" == *"shuffle (kernel) FAIL: edges: first mismatch at (row 0, column 123): "* ]] ||
+        fail "stderr does not name the last column: $stderr"
+}
+
 @test "a shuffle kernel that does not clamp the rows it loads ahead reads past the frames" {
     # the last band of the last frame loads rows below the frame: the guard stops it
     CUDA_EMU_GUARD=1 run_mutated_lesson 's/long long row = clamp_index(first_row - 1 + step, height);/long long row = first_row - 1 + step;/' \
@@ -274,7 +289,7 @@ run_mutated_lesson() {
 @test "a shuffle kernel that reads words from rows not on a multiple of 4 is stopped by the sanitizer" {
     # without width % 4 == 0, a 37-pixel row (111 bytes) puts row 1's words 3 bytes past a
     # multiple of 4: the CPU reads them and the result is even right, but a GPU stops the kernel
-    MUTANT_FLAGS=--sanitize run_mutated_lesson 's/int words_fit = width % 4 == 0 \&\& column >= 0 \&\& column + GROUP <= width;/int words_fit = column >= 0 \&\& column + GROUP <= width;/' \
+    MUTANT_FLAGS=--sanitize run_mutated_lesson 's/int words_fit = width % 4 == 0;/int words_fit = 1;/' \
         -n 37x5 --only shuffle
     assert_equal "$status" 1
     [[ "$stderr" == *"cuda-emu: misaligned 4-byte read in kernel sobel_shuffle, "*", 3 bytes past a multiple of 4"* ]] ||

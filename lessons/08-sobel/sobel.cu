@@ -282,10 +282,9 @@ __global__ void sobel_sliding(const unsigned char *__restrict__ rgb,
  * their levels to lanes 1 and 30, and a band reads the row above it and the
  * row below it too: 32/30 x 18/16 = 1.2 pixels converted an output, against
  * sliding's 1.33 and its shared-memory round trip. A width that is not a
- * multiple of 4, and a lane's group that is not 4 whole pixels inside the
- * row, go pixel by pixel with the clamp, as in sliding. (sm_90: 80 registers,
- * no spills; 1,240 instructions for a lane's 64 outputs where its groups are
- * whole, 19.4 an output, against about 42 in sliding and 75 in optimized.) */
+ * multiple of 4 goes pixel by pixel with the clamp, as in sliding. (sm_90:
+ * 80 registers, no spills; about 1,230 instructions for a lane's 64 outputs,
+ * 19.2 an output, against about 42 in sliding and 75 in optimized.) */
 #define SHUFFLE_LANES 32
 #define SHUFFLE_COLUMNS ((SHUFFLE_LANES - 2) * GROUP)
 #define SHUFFLE_ROWS 16
@@ -303,8 +302,15 @@ __global__ void sobel_shuffle(const unsigned char *__restrict__ rgb,
      * below always find their 32 lanes */
     if (first_row >= height)
         return;
-    int words_fit = width % 4 == 0 && column >= 0 && column + GROUP <= width;
     int writes = lane > 0 && lane < SHUFFLE_LANES - 1 && column < width;
+    /* With whole words in every row, every lane of every warp takes the word
+     * path: groups start at multiples of 4, so none straddles the frame's
+     * edge. A lane whose group lies outside the frame (lane 0 left of it,
+     * the lanes right of it) loads the group at the edge instead and lends
+     * its neighbour the level at the edge: the clamp, without one lane going
+     * pixel by pixel, its loads one row at a time, while its warp waits. */
+    int words_fit = width % 4 == 0;
+    int loaded_column = column < 0 ? 0 : column >= width ? width - GROUP : column;
     /* First the RGB words of every row the lane reads, 3 x 18 loads in
      * flight at once: the steps below then wait for memory once, not once a
      * row (rows past the frame's ends are clamped, so every load is safe). */
@@ -313,7 +319,7 @@ __global__ void sobel_shuffle(const unsigned char *__restrict__ rgb,
         for (int step = 0; step < SHUFFLE_ROWS + 2; step++) {
             long long row = clamp_index(first_row - 1 + step, height);
             const unsigned int *row_words =
-                (const unsigned int *)(rgb + 3 * (row * width + column));
+                (const unsigned int *)(rgb + 3 * (row * width + loaded_column));
             for (int k = 0; k < 3; k++)
                 words[step][k] = row_words[k];
         }
@@ -336,9 +342,12 @@ __global__ void sobel_shuffle(const unsigned char *__restrict__ rgb,
                 gray[k] = luma(pixel[0], pixel[1], pixel[2]);
             }
         }
-        /* the last level of the lane on the left, the first of the one on the right */
-        int left = (int)__shfl_up_sync(FULL_WARP_MASK, gray[GROUP - 1], 1);
-        int right = (int)__shfl_down_sync(FULL_WARP_MASK, gray[0], 1);
+        /* the last level of the lane on the left, the first of the one on the
+         * right; a lane outside the frame lends the level at its edge */
+        unsigned int lent_right = column < 0 ? gray[0] : gray[GROUP - 1];
+        unsigned int lent_left = column >= width ? gray[GROUP - 1] : gray[0];
+        int left = (int)__shfl_up_sync(FULL_WARP_MASK, lent_right, 1);
+        int right = (int)__shfl_down_sync(FULL_WARP_MASK, lent_left, 1);
         int smooth[GROUP], diff[GROUP];
         for (int k = 0; k < GROUP; k++) {
             int w = k == 0 ? left : (int)gray[k - 1];
