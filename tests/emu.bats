@@ -788,6 +788,7 @@ cub/cub.cuh CUB
 thrust/device_vector.h Thrust
 curand_kernel.h cuRAND
 nccl.h NCCL
+cuda_gl_interop.h OpenGL interoperability
 EOF
     # kept behind the guard, as lessons 04 and 05 keep theirs, it builds and runs
     printf '#ifndef CUDA_EMULATION\n#include <cublas_v2.h>\n#endif\nint main() { return 0; }\n' >guarded.cu
