@@ -37,6 +37,12 @@
  *      and in the bodies of __global__ and __device__ functions the condition of each if and
  *      while, `if (c)`, becomes `if (::cuda_emu::profile_branch(c))`, which notes which way each
  *      thread went, for the count of divergent branches (runtime/profile.cpp).
+ *   7. In the body of a kernel noted as in 4, after each static `__shared__` declaration:
+ *        (void)::cuda_emu::StaticShared<static_cast<void (*)(PARAMETERS)>(&name), sizeof(var),
+ *                                       __COUNTER__>::noted;
+ *      whose initializer runs when the program starts and adds the variable's size to the
+ *      kernel's, so that cudaFuncGetAttributes and the occupancy API count a kernel's static
+ *      shared memory before it has ever run, as a GPU's compiler does.
  *
  * Comments, string literals, character literals and numbers (1'000'000) are copied untouched.
  * Line numbers are kept exactly: the output starts with `#line 1 "NAME_FOR_ERRORS"`, and every
@@ -330,9 +336,11 @@ static size_t rewrite_extern_shared(size_t pos, int at_namespace_scope) {
 
 static int extent_count;
 
-/* src[pos] starts `__shared__ ...;` inside a function. Copies the declaration, then registers
- * each declared variable (`T a[4], b;` declares a and b) and adds a gap after them. */
-static size_t register_static_shared(size_t pos) {
+/* src[pos] starts `__shared__ ...;` inside a function. Copies the declaration; with extents (5,
+ * 6), registers each declared variable (`T a[4], b;` declares a and b) and adds a gap after
+ * them; inside a kernel's body (kernel: its address, as the text of a constant expression), notes
+ * each variable's size for the kernel (7). */
+static size_t register_static_shared(size_t pos, int extents, const char *kernel) {
     size_t end = pos, declarator_start = pos + strlen("__shared__");
     int depth = 0;
     char names[16][128];
@@ -376,7 +384,7 @@ static size_t register_static_shared(size_t pos) {
      * out in declaration order or in reverse, so one of the two gaps follows the variable. */
     size_t last = out_len;
     while (last > 0 && (is_space(out[last - 1]) || out[last - 1] == '\n')) last--;
-    if (name_count > 0 && last > 0 && strchr(";{}", out[last - 1])) {
+    if (extents && name_count > 0 && last > 0 && strchr(";{}", out[last - 1])) {
         char text[400];
         int gap = extent_count++;
         snprintf(text, sizeof text,
@@ -385,6 +393,14 @@ static size_t register_static_shared(size_t pos) {
         emit_str(text);
     }
     emit(src + pos, end + 1 - pos);
+    for (int k = 0; kernel && k < name_count; k++) {
+        emit_str(" (void)::cuda_emu::StaticShared<");
+        emit_str(kernel);
+        emit_str(", sizeof(");
+        emit_str(names[k]);
+        emit_str("), __COUNTER__>::noted;");
+    }
+    if (!extents) return end + 1;
     for (int k = 0; k < name_count; k++) {
         char text[512];
         snprintf(text, sizeof text, " ::cuda_emu::shared_extent_here(&%s, sizeof(%s), \"%s\");",
@@ -417,8 +433,11 @@ static int in_directive(size_t pos) {
 }
 
 /* src[pos] starts the word __global__. Returns the registration to emit after the declaration
- * ends (malloc'ed), or NULL when there is none to make: a template, a class member, a macro. */
-static char *kernel_registration(size_t pos, int at_namespace_scope) {
+ * ends (malloc'ed), or NULL when there is none to make: a template, a class member, a macro.
+ * With a registration, *address is the kernel's address as a constant expression that picks it
+ * out of its overloads, static_cast<void (*)(PARAMETERS)>(&name) (malloc'ed). */
+static char *kernel_registration(size_t pos, int at_namespace_scope, char **address) {
+    *address = NULL;
     if (!at_namespace_scope || in_directive(pos)) return NULL;
     /* `template <...>` before, since the end of the previous declaration? */
     size_t back = out_len;
@@ -485,6 +504,9 @@ static char *kernel_registration(size_t pos, int at_namespace_scope) {
                   "::cuda_emu::note_kernel_at_startup<void(%s)>(%.*s, \"%.*s\");",
             params, (int)(name_end - name_start), src + name_start,
             (int)(name_end - name_start), src + name_start);
+    *address = malloc(len + (name_end - name_start) + 64);
+    sprintf(*address, "static_cast<void (*)(%s)>(&%.*s)", params, (int)(name_end - name_start),
+            src + name_start);
     free(params);
     return text;
 }
@@ -555,6 +577,10 @@ int main(int argc, char **argv) {
      * at the brace depth where __global__ stood. */
     char *pending_registration = NULL;
     int registration_depth = 0;
+    /* The kernel whose body the rewriter is in (its address, from kernel_registration), while the
+     * depth stays at or above kernel_body_depth (-1: none), for its static __shared__ sizes. */
+    char *pending_address = NULL, *kernel_address = NULL;
+    int kernel_body_depth = -1;
     /* --profile: after __global__ or __device__, the next '{' (before a ';') opens a device
      * function's body, which lasts while the depth stays above device_depth (-1: none). */
     int device_pending = 0, device_depth = -1;
@@ -586,9 +612,9 @@ int main(int argc, char **argv) {
                 ((len == 10 && strncmp(src + i, "__global__", 10) == 0) ||
                  (len == 10 && strncmp(src + i, "__device__", 10) == 0)))
                 device_pending = 1;
-            if ((sanitize || profile) && len == 10 && strncmp(src + i, "__shared__", 10) == 0 &&
+            if (len == 10 && strncmp(src + i, "__shared__", 10) == 0 && (sanitize || profile || kernel_address) &&
                 brace_depth > 0 && !brace_is_namespace[brace_depth - 1]) {
-                i = register_static_shared(i);
+                i = register_static_shared(i, sanitize || profile, kernel_address);
                 continue;
             }
             if (len == 6 && strncmp(src + i, "extern", 6) == 0) {
@@ -602,7 +628,7 @@ int main(int argc, char **argv) {
             }
             if (len == 10 && strncmp(src + i, "__global__", 10) == 0 && !pending_registration) {
                 int at_namespace_scope = brace_depth == 0 || brace_is_namespace[brace_depth - 1];
-                pending_registration = kernel_registration(i, at_namespace_scope);
+                pending_registration = kernel_registration(i, at_namespace_scope, &pending_address);
                 registration_depth = brace_depth;
             }
             if (len == 12 && strncmp(src + i, "__noinline__", 12) == 0)
@@ -617,6 +643,10 @@ int main(int argc, char **argv) {
             continue;
         }
         if (c == '{') {
+            if (pending_address && brace_depth == registration_depth && kernel_body_depth < 0) {
+                kernel_address = pending_address, pending_address = NULL;
+                kernel_body_depth = brace_depth + 1;
+            }
             if (device_pending) device_depth = brace_depth;
             device_pending = 0;
             if (brace_depth < (int)sizeof brace_is_namespace)
@@ -625,6 +655,11 @@ int main(int argc, char **argv) {
             next_brace_is_namespace = 0;
         }
         if (c == '}' && brace_depth > 0) brace_depth--;
+        if (c == '}' && brace_depth < kernel_body_depth) {
+            free(kernel_address);
+            kernel_address = NULL;
+            kernel_body_depth = -1;
+        }
         if (c == '}' && brace_depth == device_depth) device_depth = -1;
         if (c == ';') next_brace_is_namespace = device_pending = 0;
         emit(&c, 1);
@@ -633,6 +668,8 @@ int main(int argc, char **argv) {
             emit_str(pending_registration);
             free(pending_registration);
             pending_registration = NULL;
+            free(pending_address); /* a declaration, not a definition */
+            pending_address = NULL;
         }
     }
 

@@ -7,6 +7,20 @@ static const char* test_name = "occupancy";
 
 __global__ void work(float* data) { data[threadIdx.x] *= 2.0f; }
 
+// Static shared memory: a GPU's compiler records the size of a kernel's __shared__ variables, and
+// the occupancy API counts it before the kernel has ever run. The sizes here need the body's own
+// constant, and an overload without any tells the two apart.
+__global__ void staged(float* data) {
+    constexpr int stage = 8 * 1024;  // 32 KB of floats
+    __shared__ float buffer[stage];
+    __shared__ int flag;
+    buffer[threadIdx.x] = data[threadIdx.x];
+    if (threadIdx.x == 0) flag = 1;
+    __syncthreads();
+    data[threadIdx.x] = buffer[blockDim.x - 1 - threadIdx.x] + flag;
+}
+__global__ void staged(int* data) { data[threadIdx.x] += 1; }
+
 int main() {
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -50,5 +64,21 @@ int main() {
     cudaFuncAttributes attributes;
     CHECK(cudaFuncGetAttributes(&attributes, work));
     EXPECT(attributes.maxThreadsPerBlock >= block, "kernel max threads %d", attributes.maxThreadsPerBlock);
+    EXPECT(attributes.sharedSizeBytes == 0, "work has %zu bytes of static shared memory", attributes.sharedSizeBytes);
+
+    void (*staged_floats)(float*) = staged;
+    void (*staged_ints)(int*) = staged;
+    const size_t staged_bytes = 8 * 1024 * sizeof(float) + sizeof(int);
+    CHECK(cudaFuncGetAttributes(&attributes, staged_floats));
+    EXPECT(attributes.sharedSizeBytes == staged_bytes, "staged(float*) has %zu bytes of static shared memory, not %zu",
+           attributes.sharedSizeBytes, staged_bytes);
+    CHECK(cudaFuncGetAttributes(&attributes, staged_ints));
+    EXPECT(attributes.sharedSizeBytes == 0, "staged(int*) has %zu bytes of static shared memory", attributes.sharedSizeBytes);
+    int static_limited = 0, dynamic_limited = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&static_limited, staged_floats, 128, 0));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&dynamic_limited, work, 128, staged_bytes));
+    EXPECT(static_limited == dynamic_limited && static_limited < small_smem,
+           "32 KB of static shared memory allow %d blocks, of dynamic %d, of none %d", static_limited,
+           dynamic_limited, small_smem);
     return pass(test_name);
 }

@@ -758,10 +758,11 @@ cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 // The model (resident_blocks_per_sm in runtime/models.cpp): an SM of the modelled GPU holds as
 // many blocks as the tightest of its limits on threads (in whole warps of 32), blocks, registers
 // and shared memory allows, each block using its dynamic shared memory plus what the runtime
-// reserves, as in the toolkit's cuda_occupancy.h. Static __shared__ arrays are not counted (only a
-// build with --profile sees their size, when the threads declare them: its table counts them) and
-// registers are assumed to be 32 per thread, so they never limit (unless CUDA_EMU_REGISTERS says
-// otherwise).
+// reserves, as in the toolkit's cuda_occupancy.h. A kernel's static __shared__ variables count
+// too: the rewriter notes their sizes when the program starts (rewrite.c, 7), for kernels defined
+// at namespace scope that are not templates; a template's or a __device__ function's are not
+// counted. Registers are assumed to be 32 per thread, so they never limit (unless
+// CUDA_EMU_REGISTERS says otherwise).
 // Registers and local memory (spills) are what nvcc decides, so the emulator cannot know them:
 // CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES set what every kernel reports, to see what a
 // heavier kernel would do to occupancy and to the launch warnings (lesson 06).
@@ -774,6 +775,7 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* f
     attr->localSizeBytes = settings().local_bytes_per_thread;
     attr->ptxVersion = attr->binaryVersion = device_model().major * 10 + device_model().minor;
     attr->maxDynamicSharedSizeBytes = (int)(raised_shared_limit);
+    attr->sharedSizeBytes = cuda_emu::static_shared_bytes(func);
     return cudaSuccess;
 }
 cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value) {
@@ -796,7 +798,8 @@ namespace {
 struct KnownKernel {
     KernelLauncher launcher;
     KernelBinder binder;
-    const char* name;  // null for a kernel noted only by a typed call (a template's instance)
+    const char* name;     // null for a kernel noted only by a typed call (a template's instance)
+    size_t static_shared; // the bytes of its static __shared__ variables (rewrite.c, 7)
 };
 std::mutex launchers_mutex;
 std::map<const void*, KnownKernel>& known_kernels() {
@@ -809,7 +812,18 @@ void cuda_emu::remember_launcher(const void* kernel, KernelLauncher launcher, Ke
                                  const char* name) {
     std::lock_guard<std::mutex> lock(launchers_mutex);
     KnownKernel& known = known_kernels()[kernel];
-    known = KnownKernel{launcher, binder, name ? name : known.name};
+    known = KnownKernel{launcher, binder, name ? name : known.name, known.static_shared};
+}
+
+void cuda_emu::note_static_shared(const void* kernel, size_t bytes) {
+    std::lock_guard<std::mutex> lock(launchers_mutex);
+    known_kernels()[kernel].static_shared += bytes;
+}
+
+size_t cuda_emu::static_shared_bytes(const void* kernel) {
+    std::lock_guard<std::mutex> lock(launchers_mutex);
+    auto found = known_kernels().find(kernel);
+    return found != known_kernels().end() ? found->second.static_shared : 0;
 }
 
 const char* cuda_emu::noted_kernel_name(const void* kernel) {
@@ -828,7 +842,7 @@ KernelLauncher cuda_emu::launcher_for(const void* kernel, const char* how) {
     {
         std::lock_guard<std::mutex> lock(launchers_mutex);
         auto found = known_kernels().find(kernel);
-        if (found != known_kernels().end()) return found->second.launcher;
+        if (found != known_kernels().end() && found->second.launcher) return found->second.launcher;
     }
     report("a kernel %s as (void*)kernel, whose parameter types the emulator cannot know: pass "
            "the kernel itself, or ask cudaOccupancyMaxActiveBlocksPerMultiprocessor about it first",
@@ -842,7 +856,7 @@ extern "C" {
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, const void* func,
                                                           int block_size, size_t dynamic_smem) {
     if (!num_blocks || !func || block_size <= 0) return fail(cudaErrorInvalidValue);
-    *num_blocks = resident_blocks_per_sm(block_size, dynamic_smem);
+    *num_blocks = resident_blocks_per_sm(block_size, cuda_emu::static_shared_bytes(func) + dynamic_smem);
     return cudaSuccess;
 }
 

@@ -179,6 +179,18 @@ bool note_kernel_at_startup(Function* kernel, const char* name) {
     return true;
 }
 
+// What the rewriter puts after each static __shared__ variable in a kernel's body: the variable's
+// size is added to the kernel's static shared memory when the program starts (the initializer of
+// a class template's static member runs then, once for each Id), as a GPU's compiler records it.
+void note_static_shared(const void* kernel, std::size_t bytes);
+template <auto Kernel, std::size_t Bytes, int Id>
+struct StaticShared {
+    static const bool noted;
+};
+template <auto Kernel, std::size_t Bytes, int Id>
+const bool StaticShared<Kernel, Bytes, Id>::noted =
+    (note_static_shared(reinterpret_cast<const void*>(Kernel), Bytes), true);
+
 template <class T>
 cudaError_t launch_kernel(T* kernel, const LaunchConfig& config, void** args, const char* how) {
     if constexpr (std::is_function<T>::value) {
