@@ -484,6 +484,9 @@ static char *kernel_registration(size_t pos, int at_namespace_scope, char **addr
         size_t skipped = skip_literal(i);
         if (skipped != i && (src[i] == '/')) { i = skipped - 1; continue; }
         char c = src[i];
+        /* #ifdef inside the list: which parameters there are is the preprocessor's to say, so
+         * the kernel goes unnoted (launched by name it runs as before; see 4) */
+        if (c == '#' && in_directive(i)) { free(params); return NULL; }
         if (c == '(' || c == '[' || c == '<' || c == '{') depth++;
         if (c == ')' || c == ']' || c == '>' || c == '}') {
             if (depth == 0 && c == ')') break;

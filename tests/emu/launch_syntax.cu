@@ -1,8 +1,8 @@
 // launch_syntax.cu - every form of kernel launch the course writes reaches the right kernel with
 // the right configuration: a templated kernel in a namespace, launched over several lines with all
 // four configuration arguments (grid, block, dynamic shared bytes, stream); a kernel template
-// whose argument is deduced; a launch with no arguments; and "<<<" inside strings and comments
-// left alone.
+// whose argument is deduced; a launch with no arguments; a kernel whose parameter list has an
+// #ifdef in it; and "<<<" inside strings and comments left alone.
 #include "check.h"
 
 static const char* test_name = "launch_syntax";
@@ -30,6 +30,17 @@ __global__ void fill(T* out, T value, int n) {
 
 __device__ int no_argument_calls;
 __global__ void count_calls() { atomicAdd(&no_argument_calls, 1); }
+
+// A parameter list that the preprocessor decides, as some of NVIDIA's samples write.
+#define OFFSET_PARAMETER
+__global__ void offset_fill(float* out,
+#ifdef OFFSET_PARAMETER
+                            float offset,
+#endif
+                            int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = offset + i;
+}
 
 int main() {
     const char* decoy = "kernel<<<1, 1>>>() in a string";  // must stay text
@@ -67,6 +78,10 @@ int main() {
     float h_f[10];
     CHECK(cudaMemcpy(h_f, d_f, sizeof h_f, cudaMemcpyDeviceToHost));
     EXPECT(h_f[9] == 2.5f, "deduced template kernel wrote %g", h_f[9]);
+    offset_fill<<<1, 32>>>(d_f, 0.5f, 10);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(h_f, d_f, sizeof h_f, cudaMemcpyDeviceToHost));
+    EXPECT(h_f[9] == 9.5f, "the kernel with #ifdef in its parameters wrote %g", h_f[9]);
     count_calls<<<dim3(2, 1, 1), dim3(3)>>>();
     CHECK(cudaGetLastError());
     int calls = 0;
