@@ -1,7 +1,8 @@
 // grid_sync.cu - a cooperative launch runs all blocks at once, so grid.sync() is a barrier for the
 // whole grid: a stencil that reads its neighbours' values, written by other blocks, step after
 // step. The grid's ranks and sizes, is_valid() in both kinds of launch, and the refusal of a grid
-// larger than the device holds at once; the kernel passed as itself and as void*.
+// larger than the device holds at once, static shared memory counted; the kernel passed as itself
+// and as void*.
 #include <cooperative_groups.h>
 
 #include "check.h"
@@ -42,6 +43,15 @@ __global__ void ring_sums(const int* in, int* a, int* b, int n, GridInfo* info) 
 }
 
 __global__ void validity(int* valid) { *valid = cg::this_grid().is_valid(); }
+
+// 40 KB of static shared memory a block: fewer of its blocks fit on an SM at once, so a smaller
+// grid is the most that may be launched cooperatively.
+__global__ void staged_sync(int* out) {
+    __shared__ int stage[10 * 1024];
+    stage[threadIdx.x] = (int)threadIdx.x;
+    cg::this_grid().sync();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = stage[threadIdx.x];
+}
 
 // With an argument N: a grid for N SMs; without one, for every SM of the device, as cooperative
 // kernels are usually launched (the emulator runs as many SMs' worth as it has workers).
@@ -102,6 +112,17 @@ int main(int argc, char** argv) {
     error = cudaGetLastError();
     EXPECT(error == cudaErrorCooperativeLaunchTooLarge, "cudaGetLastError after it gave %s",
            cudaGetErrorName(error));
+
+    int staged_per_sm = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&staged_per_sm, staged_sync, threads, 0));
+    EXPECT(staged_per_sm >= 1 && staged_per_sm < per_sm, "%d blocks with 40 KB of static shared memory per SM, %d without",
+           staged_per_sm, per_sm);
+    int staged_blocks = staged_per_sm * (device_blocks / per_sm) + 1;
+    void* staged_args[] = {&d_a};
+    error = cudaLaunchCooperativeKernel(staged_sync, dim3(staged_blocks), dim3(threads), staged_args);
+    EXPECT(error == cudaErrorCooperativeLaunchTooLarge, "a launch of %d blocks of staged_sync gave %s", staged_blocks,
+           cudaGetErrorName(error));
+    cudaGetLastError();
 
     // A grid launched with <<<...>>> is no valid grid group.
     int* d_valid;

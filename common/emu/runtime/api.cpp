@@ -821,12 +821,14 @@ void cuda_emu::note_static_shared(const void* kernel, size_t bytes) {
 }
 
 size_t cuda_emu::static_shared_bytes(const void* kernel) {
+    if (!kernel) return 0;
     std::lock_guard<std::mutex> lock(launchers_mutex);
     auto found = known_kernels().find(kernel);
     return found != known_kernels().end() ? found->second.static_shared : 0;
 }
 
 const char* cuda_emu::noted_kernel_name(const void* kernel) {
+    if (!kernel) return nullptr;
     std::lock_guard<std::mutex> lock(launchers_mutex);
     auto found = known_kernels().find(kernel);
     return found != known_kernels().end() ? found->second.name : nullptr;

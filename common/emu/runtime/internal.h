@@ -105,8 +105,6 @@ size_t dynamic_shared_limit();
 // Blocks of this many threads and bytes of dynamic shared memory an SM of the modelled GPU holds
 // at once (models.cpp).
 int resident_blocks_per_sm(int block_size, size_t dynamic_shared_bytes);
-// The bytes of a kernel's static __shared__ variables, as noted at startup (runtime/api.cpp).
-size_t static_shared_bytes(const void* kernel);
 // Counts a launch (or copy) on `stream` as work the host has not yet waited for (runtime/api.cpp).
 void note_stream_work(cudaStream_t stream);
 void set_last_error(cudaError_t error);

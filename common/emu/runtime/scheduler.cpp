@@ -913,7 +913,8 @@ cudaError_t run_grid(const LaunchConfig& config, const char* kernel_name, void (
     int helpers = settings().workers - 1;
     if (error == cudaSuccess && config.cooperative) {
         unsigned threads = config.block.x * config.block.y * config.block.z;
-        uint64_t per_sm = (uint64_t)resident_blocks_per_sm((int)threads, config.shared_bytes);
+        uint64_t per_sm = (uint64_t)resident_blocks_per_sm(
+            (int)threads, config.static_shared_bytes + config.shared_bytes);
         if (block_count > per_sm * device_model().sm_count) {
             error = cudaErrorCooperativeLaunchTooLarge;
         } else if (block_count > per_sm * settings().workers) {

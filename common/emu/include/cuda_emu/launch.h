@@ -28,6 +28,7 @@ struct LaunchConfig {
     size_t shared_bytes;
     cudaStream_t stream;
     bool cooperative;  // by cudaLaunchCooperativeKernel: all blocks at once, grid.sync() allowed
+    size_t static_shared_bytes = 0;  // the kernel's static __shared__ variables, when known
 };
 
 inline LaunchConfig config(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaStream_t stream = 0) {
@@ -70,26 +71,37 @@ cudaError_t run_bound(const LaunchConfig& config, const char* kernel_name, Kerne
              &closure);
 }
 
-// The name a kernel was noted under at startup (note_kernel_at_startup), or null.
+// What the program noted at startup about the kernel at this address: its name (null if none) and
+// the bytes of its static __shared__ variables (runtime/api.cpp).
 const char* noted_kernel_name(const void* kernel);
+std::size_t static_shared_bytes(const void* kernel);
+
+// The kernel a launch reached through a pointer: `kernel<<<...>>>` in a helper that takes the
+// kernel as a parameter, or cudaLaunchKernel. The launch's lambda then holds that pointer as its
+// one capture (a kernel named directly is not captured). Null when there is none.
+template <class Body>
+const void* captured_kernel(const Body& body) {
+    const void* captured = nullptr;
+    if constexpr (sizeof(Body) == sizeof(const void*) && std::is_trivially_copyable<Body>::value)
+        std::memcpy(&captured, &body, sizeof captured);
+    return captured;
+}
 
 // The launch's text names the kernel (`copy<<<...>>>`), unless the kernel was reached through a
-// pointer: `kernel<<<...>>>` in a helper that takes the kernel as a parameter. Then the launch's
-// lambda holds that pointer as its one capture (a kernel named directly is not captured), and
-// the kernel it points to has the name to report, when the program noted it at startup.
+// pointer: then the kernel it points to has the name to report, when the program noted it.
 template <class Body>
 const char* launched_kernel_name(const char* text, const Body& body) {
-    if constexpr (sizeof(Body) == sizeof(const void*) && std::is_trivially_copyable<Body>::value) {
-        const void* captured;
-        std::memcpy(&captured, &body, sizeof captured);
-        if (const char* noted = noted_kernel_name(captured)) return noted;
-    }
-    return text;
+    const char* noted = noted_kernel_name(captured_kernel(body));
+    return noted ? noted : text;
 }
 
 template <class Kernel, class... Args>
-cudaError_t launch(const LaunchConfig& config, const char* kernel_text, Kernel&& kernel, Args&&... args) {
+cudaError_t launch(const LaunchConfig& launch_config, const char* kernel_text, Kernel&& kernel,
+                   Args&&... args) {
     const char* kernel_name = launched_kernel_name(kernel_text, kernel);
+    // a cooperative launch (always through a pointer) counts them to see whether its grid fits
+    LaunchConfig config = launch_config;
+    config.static_shared_bytes = static_shared_bytes(captured_kernel(kernel));
     using Params = std::tuple<std::decay_t<Args>...>;
     if (capturing(config.stream)) {
         // Captured: the node keeps copies of the kernel and of the arguments' values now, so a
