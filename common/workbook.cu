@@ -411,10 +411,13 @@ static void print_help(const wb_lesson *lesson)
            "  median ms    median of the timed runs; GB/s and GFLOP/s follow from it and the\n"
            "               bytes and FLOP the lesson must move and do (the header says how many)\n"
            "  %% peak       a kernel's share of what the GPU's peaks allow at its FLOP per byte\n"
+           "               (memory bandwidth%s)\n"
            "  %% copy       a kernel's GB/s as a share of the device-copy row's\n"
            "  speedup      the CPU row's median over this row's\n"
            "  check        ref (the CPU reference), PASS, FAIL, or skip with the reason\n"
-           "  *            a noisy row: the runs' interquartile range is above 5%% of the median\n");
+           "  *            a noisy row: the runs' interquartile range is above 5%% of the median\n",
+           !lesson->flops ? "" : lesson->arithmetic == WB_FP64 ? " and FP64 compute"
+                                                                 : " and FP32 compute");
     printf("\nexit status: 0 every check passed, 1 a check failed, 2 usage error,\n"
            "3 no usable CUDA device (the CPU version still runs)\n");
 }
@@ -694,11 +697,19 @@ static wb_device describe_device(const char *program_name, const char *make_targ
     device->emulated = 1;
 #endif
     device->gpu_available = usable_device(device, make_target);
-    if (!device->gpu_available || device->emulated)
+    if (!device->gpu_available)
+        return described;
+    int current = 0;
+    CUDA_CHECK(cudaGetDevice(&current));
+    if (cudaDeviceGetAttribute(&device->fp32_per_fp64, cudaDevAttrSingleToDoublePrecisionPerfRatio,
+                               current) != cudaSuccess) {
+        cudaGetLastError(); /* a device that does not report it: not an error */
+        device->fp32_per_fp64 = 0;
+    }
+    if (device->emulated)
         return described; /* an emulated device has no meaningful peak */
     /* CUDA 13's cudaDeviceProp has no clock fields; the attributes still do. */
-    int current = 0, core_khz = 0, memory_khz = 0, bus_bits = 0;
-    CUDA_CHECK(cudaGetDevice(&current));
+    int core_khz = 0, memory_khz = 0, bus_bits = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&core_khz, cudaDevAttrClockRate, current));
     CUDA_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, current));
     CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, current));
@@ -881,6 +892,17 @@ static const char *const csv_columns[] = {
 /* The table's columns, at most 100 characters wide with the check. */
 #define TABLE_ROW "%-11s %-11s %10s %8s %8s %6s %6s %8s"
 
+/* The compute peak in GFLOP/s of this lesson's arithmetic on this device: the
+ * FP32 peak, or for an FP64 lesson that over the device's FP32-to-FP64 ratio;
+ * 0 when unknown. */
+static double compute_peak_gflops(const wb_run *run)
+{
+    const wb_device *device = &run->device;
+    if (run->lesson->arithmetic != WB_FP64)
+        return device->peak_gflops;
+    return device->fp32_per_fp64 > 0 ? device->peak_gflops / device->fp32_per_fp64 : 0.0;
+}
+
 static void print_header(const wb_run *run)
 {
     const wb_device *device = &run->device;
@@ -894,16 +916,26 @@ static void print_header(const wb_run *run)
                "         backend emu: GPU code runs on the CPU, so its times are CPU emulation "
                "times, not GPU times\n", device->prop.name, device->prop.major, device->prop.minor,
                device->prop.multiProcessorCount);
-    else
+    else {
+        /* the compute peak this lesson's rows are held to */
+        char compute[64];
+        if (run->lesson->arithmetic != WB_FP64)
+            snprintf(compute, sizeof compute, "%.1f TFLOP/s FP32", device->peak_gflops / 1e3);
+        else if (device->fp32_per_fp64 > 0)
+            snprintf(compute, sizeof compute, "%.1f TFLOP/s FP64 (FP32 / %d)",
+                     compute_peak_gflops(run) / 1e3, device->fp32_per_fp64);
+        else
+            snprintf(compute, sizeof compute, "FP64 rate not reported");
         printf("device   %s, compute capability %d.%d, %d SMs, %s\n"
-               "         peak %.0f GB/s memory bandwidth, %.1f TFLOP/s FP32 "
-               "(backend cuda, driver %d.%d, runtime %d.%d)\n",
+               "         peak %.0f GB/s memory bandwidth, %s\n"
+               "         backend cuda, driver %d.%d, runtime %d.%d\n",
                device->prop.name, device->prop.major, device->prop.minor,
                device->prop.multiProcessorCount,
                human_bytes((double)device->prop.totalGlobalMem, text, sizeof text),
-               device->peak_gbps, device->peak_gflops / 1e3, device->driver_version / 1000,
+               device->peak_gbps, compute, device->driver_version / 1000,
                device->driver_version % 1000 / 10, device->runtime_version / 1000,
                device->runtime_version % 1000 / 10);
+    }
     printf("host     CPU version on %d OpenMP thread%s\n", omp_get_max_threads(),
            omp_get_max_threads() == 1 ? "" : "s");
     if (in_team && team.about)
@@ -1473,9 +1505,10 @@ static void report(wb_run *run, const char *variant, int scope, const wb_timing 
      * time on a real GPU is compared with the GPU's peak and the copy. */
     int kernel_row = scope == WB_KERNEL || scope == WB_LIBRARY;
     double pct_peak = -1.0, pct_copy = -1.0;
-    if (kernel_row && device->peak_gbps > 0) {
+    double peak_gflops = compute_peak_gflops(run);
+    if (kernel_row && device->peak_gbps > 0 && (flops == 0 || peak_gflops > 0)) {
         double intensity = flops / bytes;
-        double attainable = fmin(device->peak_gflops, intensity * device->peak_gbps);
+        double attainable = fmin(peak_gflops, intensity * device->peak_gbps);
         pct_peak = 100.0 * (flops > 0 ? gflops / attainable : gbps / device->peak_gbps);
     }
     if (kernel_row && run->copy_gbps > 0 && !is_anchor)
@@ -1499,7 +1532,7 @@ static void report(wb_run *run, const char *variant, int scope, const wb_timing 
         printf("%.6g,%.6g,%.2f,%.6g,%.6g,", timing->median_ms, timing->min_ms,
                timing->spread_pct, gbps, gflops);
         csv_field_number(device->peak_gbps, device->peak_gbps > 0);
-        csv_field_number(device->peak_gflops, device->peak_gbps > 0);
+        csv_field_number(peak_gflops, device->peak_gbps > 0 && peak_gflops > 0);
         csv_field_number(pct_peak, pct_peak >= 0);
         csv_field_number(pct_copy, pct_copy >= 0);
         csv_field_number(speedup, speedup > 0);

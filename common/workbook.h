@@ -216,6 +216,9 @@ typedef struct {
     int *present;      /* instead of value: set to 1 when the flag is given */
 } wb_option;
 
+/* the precision of a lesson's arithmetic: which compute peak it is held to */
+typedef enum { WB_FP32, WB_FP64 } wb_arithmetic;
+
 typedef struct {
     const char *name;          /* "lesson01" */
     const char *title;         /* "vector add: c = a + b, float32" */
@@ -228,6 +231,10 @@ typedef struct {
     const wb_variant *variants; int variant_count; /* the first is cpu, the reference */
     double (*bytes)(const wb_shape *shape); /* bytes that must move to and from memory */
     double (*flops)(const wb_shape *shape); /* floating-point operations */
+    /* the precision flops() counts, and so the compute peak the rows' % of peak
+     * and the CSV's peak_gflops are of: WB_FP32 (the default) or WB_FP64, whose
+     * peak is the FP32 peak / the device's fp32_per_fp64 */
+    wb_arithmetic arithmetic;
     /* optional: what flops() and bytes() count, for the note on the
      * variants' own_work: "2mnk", "A, B, the sums" */
     const char *flops_formula, *bytes_formula;
@@ -395,6 +402,9 @@ typedef struct wb_device {
     cudaDeviceProp prop;
     double peak_gbps;         /* from memory clock and bus width; 0 if unknown */
     double peak_gflops;       /* FP32, from SMs x cores per SM x 2 x clock; 0 if unknown */
+    /* the FP32 rate over the FP64 rate, as the device reports it (2 on an H100,
+     * 64 on most GeForce GPUs); 0 if unknown. On the emulator, the modelled GPU's. */
+    int fp32_per_fp64;
     int driver_version, runtime_version; /* 13000 means 13.0 */
 } wb_device;
 

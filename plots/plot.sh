@@ -14,8 +14,9 @@
 #   MACHINE-LESSON-speedup     speedup over the CPU version, largest size
 #   MACHINE-LESSON-peak        % of the device's peak (skipped without peaks)
 #   MACHINE-LESSON-sweep       GB/s against problem size, every variant/scope
-#   MACHINE-LESSON-gflops      GFLOP/s against problem size, with the FP32 peak
-#                              as a line (lessons whose rows do floating-point work)
+#   MACHINE-LESSON-gflops      GFLOP/s against problem size, with the compute peak
+#                              as a line (lessons whose rows do floating-point work;
+#                              FP32, or FP64 where lesson.conf says ARITHMETIC = FP64)
 #   MACHINE-LESSON-roofline    GFLOP/s against FLOP per byte, under the roofs
 #   LESSON-across-machines     when two or more files have that lesson
 #   MACHINE-course             every lesson's last kernel (optimized, or its
@@ -93,6 +94,13 @@ last_variants=$(cd "$plot_dir/.." && . common/lesson-setting.sh &&
                     variant=$(lesson_setting "$lesson" COURSE_CHART_VARIANT)
                     [ -z "$variant" ] || echo "$lesson=$variant"
                 done | tr '\n' ' ')
+# The lessons whose arithmetic is FP64 (ARITHMETIC in lesson.conf, as the
+# program's .arithmetic): their CSV's peak_gflops is the FP64 peak
+fp64_lessons=$(cd "$plot_dir/.." && . common/lesson-setting.sh &&
+               for dir in lessons/[0-9][0-9]-*; do
+                   lesson=lesson$(basename "$dir" | cut -c 1-2)
+                   [ "$(lesson_setting "$lesson" ARITHMETIC)" != FP64 ] || echo "$lesson"
+               done | tr '\n' ' ')
 
 # The tables the gnuplot scripts read live in a temporary folder.
 tables=$(mktemp -d "${TMPDIR:-/tmp}/plot.XXXXXX") || exit 1
@@ -162,6 +170,7 @@ for results in "$@"; do
             sweep_sizes; do
         data="$tables/$machine/$lesson"
         on=$(quote_safe "$(device_title "$device" "$backend")")
+        case " $fp64_lessons " in *" ${lesson%%-*} "*) arithmetic=FP64 ;; *) arithmetic=FP32 ;; esac
         name="$machine-$lesson"
 
         if [ "$speedup_rows" -gt 0 ]; then
@@ -174,7 +183,7 @@ for results in "$@"; do
 
         if [ "$peak_rows" -gt 0 ]; then
             draw peak "$name-peak" "datafile='$data/peak.dat';
-                chart_title='$lesson on $on'; chart_subtitle='% of peak at n = $largest'"
+                chart_title='$lesson on $on'; chart_subtitle='% of peak (memory, $arithmetic) at n = $largest'"
         elif [ "$backend" = emu ]; then
             skip "$name-peak" "CPU emulation has no device peaks to compare with"
         else
@@ -195,7 +204,7 @@ for results in "$@"; do
         elif [ "$gflops_points" -gt 0 ]; then
             draw sweep "$name-gflops" "datafile='$data/sweep_gflops.dat';
                 chart_title='$lesson on $on'; chart_subtitle='GFLOP/s against problem size';
-                quantity='GFLOP/s'; peak_line=$peak_gflops; peak_name='FP32 peak';
+                quantity='GFLOP/s'; peak_line=$peak_gflops; peak_name='$arithmetic peak';
                 series_count=$series_count; series_colors='$series_colors';
                 series_dashes='$series_dashes'"
         else
@@ -205,7 +214,7 @@ for results in "$@"; do
         if [ "$roofline_rows" -gt 0 ]; then
             draw roofline "$name-roofline" "datafile='$data/roofline.dat';
                 chart_title='$lesson on $on'; chart_subtitle='roofline at n = $largest';
-                peak_gbps=$peak_gbps; peak_gflops=$peak_gflops;
+                peak_gbps=$peak_gbps; peak_gflops=$peak_gflops; arithmetic='$arithmetic';
                 intensity_min=$intensity_min; intensity_max=$intensity_max"
         else
             skip "$name-roofline" "no rows with floating-point work (flops = 0) to place"

@@ -11,6 +11,7 @@
 # datafile: tab-separated lines "variant scope<TAB>FLOP/byte<TAB>GFLOP/s".
 # peak_gbps, peak_gflops: the roofs; 0 when the device's peaks are unknown
 # (CPU emulation), then only the measured points are drawn.
+# arithmetic: the precision of peak_gflops, 'FP32' unless given ('FP64').
 
 set datafile separator "\t"
 set title chart_title
@@ -26,6 +27,7 @@ array names[points]
 stats datafile using (names[int(column(0)) + 1] = strcol(1), 1) nooutput
 set key inside right bottom box opaque
 has_roofs = (peak_gbps > 0 && peak_gflops > 0)
+if (!exists("arithmetic")) arithmetic = 'FP32'
 # Show at least two decades around the points, and the ridge point (where
 # the two roofs meet) when there are roofs.
 ridge = has_roofs ? (1.0 * peak_gflops) / peak_gbps : intensity_max
@@ -41,7 +43,7 @@ shape(i) = word('7 6 5 4 9 8 13 12 11 10', (i - 1) % 10 + 1) + 0
 if (!has_roofs) set key title 'no roofs: device peaks unknown'
 
 if (has_roofs) {
-    plot roof(x) title sprintf('roofline: %.0f GB/s, %.0f GFLOP/s', peak_gbps, peak_gflops) \
+    plot roof(x) title sprintf('roofline: %.0f GB/s, %.0f GFLOP/s %s', peak_gbps, peak_gflops, arithmetic) \
              with lines linewidth 3 linecolor rgb '#000000', \
          for [i = 1:points] datafile every ::i-1::i-1 using 2:3 with points \
              pointtype shape(i) pointsize 2.5 linewidth 2 linecolor i title names[i]

@@ -44,6 +44,25 @@ assert_usage_error() {
     done
 }
 
+@test "every lesson's --help names the compute peak of its arithmetic, as its lesson.conf's ARITHMETIC says" {
+    use_any_build
+    local fp64=0
+    for lesson in $(lesson_programs); do
+        run "$BUILD/$lesson" --help
+        assert_success
+        # the charts (plots/plot.sh) name the peak from lesson.conf, the program holds the
+        # rows to it: the two must agree
+        if [ "$(lesson_setting "$lesson" ARITHMETIC)" = FP64 ]; then
+            fp64=$((fp64 + 1))
+            assert_line "               (memory bandwidth and FP64 compute)"
+        else
+            refute_output --partial "FP64 compute"
+        fi
+    done
+    # lesson06's loop is FP64: a lesson.conf that lost the setting fails here
+    [ "$fp64" -ge 1 ] || fail "no lesson declares ARITHMETIC = FP64"
+}
+
 @test "an unknown flag is refused with exit status 2" {
     assert_usage_error "unknown option '--frobnicate'" --frobnicate
 }
