@@ -78,6 +78,8 @@ else
   ARCH_FLAGS := $(if $(SANITIZE),--sanitize) $(if $(PROFILE),--profile)
   # emucc links the emulator's runtime into every program: relink when it changes
   LINK_DEPENDENCIES := $(EMUCC) $(wildcard common/emu/runtime/* common/emu/include/*.h common/emu/include/*/*.h)
+  # and rewrites every .cu before compiling it: recompile when the rewriter changes
+  COMPILE_DEPENDENCIES := $(EMUCC) common/emu/rewrite.c
 endif
 ALL_FLAGS = $(NVCCFLAGS) $(ARCH_FLAGS) $(HOST_FLAGS) -Icommon $(if $(filter cuda,$(BACKEND)),$(TOOLKIT_HEADERS))
 # nvcc hands the host compiler the toolkit's headers with -I; named with -isystem as
@@ -213,7 +215,7 @@ exercise%:
 solution%:
 	@echo "make: there is no $@: the solutions are $(SOLUTIONS) (make help lists every target)" >&2; exit 2
 
-$(BUILD)/%.o: %.cu
+$(BUILD)/%.o: %.cu $(COMPILE_DEPENDENCIES)
 	@mkdir -p $(dir $@)
 	$(COMPILER) $(ALL_FLAGS) $(LESSON_INCLUDE) $(LESSON_FLAGS) -MMD -MP -c $< -o $@
 

@@ -42,7 +42,10 @@
  *                                       __COUNTER__>::noted;
  *      whose initializer runs when the program starts and adds the variable's size to the
  *      kernel's, so that cudaFuncGetAttributes and the occupancy API count a kernel's static
- *      shared memory before it has ever run, as a GPU's compiler does.
+ *      shared memory before it has ever run, as a GPU's compiler does. In a template kernel at
+ *      namespace scope (not noted as in 4) the same, with `&name<PARAMETER NAMES>`: each instance
+ *      the program uses notes its own sizes. (Static __shared__ variables of __device__ functions
+ *      are not counted: which kernels call a function is not the rewriter's to know.)
  *
  * Comments, string literals, character literals and numbers (1'000'000) are copied untouched.
  * Line numbers are kept exactly: the output starts with `#line 1 "NAME_FOR_ERRORS"`, and every
@@ -436,14 +439,70 @@ static int in_directive(size_t pos) {
  * ends (malloc'ed), or NULL when there is none to make: a template, a class member, a macro.
  * With a registration, *address is the kernel's address as a constant expression that picks it
  * out of its overloads, static_cast<void (*)(PARAMETERS)>(&name) (malloc'ed). */
+/* out[pos] follows the word `template` of a template's header: `<typename T, int N = 4, class...
+ * Ts>`. Returns the list of its parameters as arguments, "T, N, Ts...", or NULL when there is
+ * none (`template <>`, an explicit specialization) or the header cannot be read. */
+static char *template_arguments(size_t pos) {
+    while (pos < out_len && (is_space(out[pos]) || out[pos] == '\n')) pos++;
+    if (pos >= out_len || out[pos] != '<') return NULL;
+    size_t cap = 256, len = 0;
+    char *args = malloc(cap);
+    int depth = 0, pack = 0, in_default = 0;
+    size_t name_start = 0, name_len = 0; /* the last identifier of this parameter */
+    for (size_t i = pos + 1; i < out_len; i++) {
+        char c = out[i];
+        if (c == '/' && i + 1 < out_len && (out[i + 1] == '*' || out[i + 1] == '/')) {
+            const char *end = out[i + 1] == '*' ? "*/" : "\n"; /* a comment says no name */
+            while (i + 1 < out_len && strncmp(out + i + 1, end, strlen(end)) != 0) i++;
+            i += strlen(end);
+            continue;
+        }
+        if (depth == 0 && (c == ',' || c == '>')) {
+            if (name_len == 0) break; /* an unnamed parameter cannot be passed on */
+            if (len + name_len + 8 >= cap) args = realloc(args, cap = 2 * (cap + name_len));
+            if (len > 0) args[len++] = ',', args[len++] = ' ';
+            memcpy(args + len, out + name_start, name_len);
+            len += name_len;
+            if (pack) memcpy(args + len, "...", 3), len += 3;
+            if (c == '>') {
+                args[len] = 0;
+                return args;
+            }
+            pack = in_default = 0;
+            name_len = 0;
+            continue;
+        }
+        if (c == '<' || c == '(' || c == '[') depth++;
+        if (c == '>' || c == ')' || c == ']') depth--;
+        if (depth == 0 && c == '=') in_default = 1;
+        if (depth == 0 && !in_default && c == '.') pack = 1;
+        if (depth == 0 && !in_default && is_ident_char(c) && (i == 0 || !is_ident_char(out[i - 1]))) {
+            name_start = i;
+            name_len = 0;
+            while (i + name_len < out_len && is_ident_char(out[i + name_len])) name_len++;
+            i += name_len - 1;
+        }
+    }
+    free(args);
+    return NULL;
+}
+
 static char *kernel_registration(size_t pos, int at_namespace_scope, char **address) {
     *address = NULL;
     if (!at_namespace_scope || in_directive(pos)) return NULL;
-    /* `template <...>` before, since the end of the previous declaration? */
+    /* `template <...>` before, since the end of the previous declaration? Then no startup note
+     * (its instances are not known here), but its body's static __shared__ sizes are noted for
+     * the instance the body is compiled for: name<its parameters> (7). */
     size_t back = out_len;
     while (back > 0 && !strchr(";{}", out[back - 1])) back--;
+    char *template_args = NULL;
     for (size_t k = back; k + 8 <= out_len; k++)
-        if (strncmp(out + k, "template", 8) == 0) return NULL;
+        if (strncmp(out + k, "template", 8) == 0 && (k == 0 || !is_ident_char(out[k - 1])) &&
+            !is_ident_char(out[k + 8])) {
+            template_args = template_arguments(k + 8);
+            if (!template_args) return NULL;
+            break;
+        }
     /* The name is the identifier (or ns::name) before the first '(' that is not
      * __launch_bounds__(...) or another attribute's. */
     size_t i = pos + 10, open = 0;
@@ -455,7 +514,7 @@ static char *kernel_registration(size_t pos, int at_namespace_scope, char **addr
             while (e > pos && is_space(src[e - 1])) e--;
             size_t b = e;
             while (b > pos && (is_ident_char(src[b - 1]) || src[b - 1] == ':')) b--;
-            if (b == e) return NULL;
+            if (b == e) { free(template_args); return NULL; }
             if (!(e - b == 17 && strncmp(src + b, "__launch_bounds__", 17) == 0) &&
                 !(e - b == 13 && strncmp(src + b, "__attribute__", 13) == 0)) {
                 open = i;
@@ -471,7 +530,7 @@ static char *kernel_registration(size_t pos, int at_namespace_scope, char **addr
         }
         i++;
     }
-    if (!open) return NULL;
+    if (!open) { free(template_args); return NULL; }
     size_t name_end = open;
     while (name_end > pos && is_space(src[name_end - 1])) name_end--;
     size_t name_start = name_end;
@@ -486,7 +545,7 @@ static char *kernel_registration(size_t pos, int at_namespace_scope, char **addr
         char c = src[i];
         /* #ifdef inside the list: which parameters there are is the preprocessor's to say, so
          * the kernel goes unnoted (launched by name it runs as before; see 4) */
-        if (c == '#' && in_directive(i)) { free(params); return NULL; }
+        if (c == '#' && in_directive(i)) { free(params); free(template_args); return NULL; }
         if (c == '(' || c == '[' || c == '<' || c == '{') depth++;
         if (c == ')' || c == ']' || c == '>' || c == '}') {
             if (depth == 0 && c == ')') break;
@@ -499,8 +558,16 @@ static char *kernel_registration(size_t pos, int at_namespace_scope, char **addr
         if (len + 2 >= cap) params = realloc(params, cap *= 2);
         params[len++] = c;
     }
-    if (i >= src_len) { free(params); return NULL; }
+    if (i >= src_len) { free(params); free(template_args); return NULL; }
     params[len] = 0;
+    if (template_args) {
+        *address = malloc(len + (name_end - name_start) + strlen(template_args) + 64);
+        sprintf(*address, "static_cast<void (*)(%s)>(&%.*s<%s>)", params,
+                (int)(name_end - name_start), src + name_start, template_args);
+        free(template_args);
+        free(params);
+        return NULL;
+    }
     char *text = malloc(len + 2 * (name_end - name_start) + 200);
     /* __COUNTER__ names it: a rewritten header included into a .cu counts from 0 too. */
     sprintf(text, " [[maybe_unused]] static const bool CUDA_EMU_NOTED_KERNEL(__COUNTER__) = "
@@ -629,7 +696,8 @@ int main(int argc, char **argv) {
                 }
                 if (src[next] == '"') next_brace_is_namespace = 1; /* extern "C" { */
             }
-            if (len == 10 && strncmp(src + i, "__global__", 10) == 0 && !pending_registration) {
+            if (len == 10 && strncmp(src + i, "__global__", 10) == 0 && !pending_registration &&
+                !pending_address) {
                 int at_namespace_scope = brace_depth == 0 || brace_is_namespace[brace_depth - 1];
                 pending_registration = kernel_registration(i, at_namespace_scope, &pending_address);
                 registration_depth = brace_depth;
@@ -667,8 +735,9 @@ int main(int argc, char **argv) {
         if (c == ';') next_brace_is_namespace = device_pending = 0;
         emit(&c, 1);
         i++;
-        if (pending_registration && brace_depth == registration_depth && (c == ';' || c == '}')) {
-            emit_str(pending_registration);
+        if ((pending_registration || pending_address) && brace_depth == registration_depth &&
+            (c == ';' || c == '}')) {
+            if (pending_registration) emit_str(pending_registration);
             free(pending_registration);
             pending_registration = NULL;
             free(pending_address); /* a declaration, not a definition */

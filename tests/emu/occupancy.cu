@@ -21,6 +21,27 @@ __global__ void staged(float* data) {
 }
 __global__ void staged(int* data) { data[threadIdx.x] += 1; }
 
+// A template kernel: each instance has its own sizes. Declared before it is defined, and its
+// header holds a comment, a default and a parameter that only the body uses.
+template <int Stage, typename T /* the element */, bool Flagged = true>
+__global__ void __launch_bounds__(256) staged_template(T* data);
+template <int Stage, typename T /* the element */, bool Flagged>
+__global__ void __launch_bounds__(256) staged_template(T* data) {
+    __shared__ T buffer[Stage];
+    __shared__ int flags[Flagged ? 4 : 1];
+    buffer[threadIdx.x] = data[threadIdx.x];
+    if (threadIdx.x == 0) flags[0] = 1;
+    __syncthreads();
+    data[threadIdx.x] = buffer[blockDim.x - 1 - threadIdx.x] + flags[0];
+}
+// A pack: its instances' parameter lists differ.
+template <typename... Values>
+__global__ void summed(float* out, Values... values) {
+    __shared__ float total[sizeof...(Values) + 1];
+    total[0] = (0.0f + ... + float(values));
+    out[0] = total[0];
+}
+
 int main() {
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -74,6 +95,21 @@ int main() {
            attributes.sharedSizeBytes, staged_bytes);
     CHECK(cudaFuncGetAttributes(&attributes, staged_ints));
     EXPECT(attributes.sharedSizeBytes == 0, "staged(int*) has %zu bytes of static shared memory", attributes.sharedSizeBytes);
+    struct {
+        const void* kernel;
+        const char* name;
+        size_t bytes;
+    } instances[] = {
+        {(const void*)staged_template<1024, float>, "staged_template<1024, float>", 1024 * sizeof(float) + 4 * sizeof(int)},
+        {(const void*)staged_template<256, double, false>, "staged_template<256, double, false>", 256 * sizeof(double) + sizeof(int)},
+        {(const void*)summed<int, int>, "summed<int, int>", 3 * sizeof(float)},
+        {(const void*)summed<>, "summed<>", sizeof(float)},
+    };
+    for (const auto& instance : instances) {
+        CHECK(cudaFuncGetAttributes(&attributes, instance.kernel));
+        EXPECT(attributes.sharedSizeBytes == instance.bytes, "%s has %zu bytes of static shared memory, not %zu",
+               instance.name, attributes.sharedSizeBytes, instance.bytes);
+    }
     int static_limited = 0, dynamic_limited = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&static_limited, staged_floats, 128, 0));
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&dynamic_limited, work, 128, staged_bytes));
