@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # COURSE.md against itself: the table of GPU limits by compute capability, the figures the
 # chapters quote from it (recomputed here from the table's numbers, so that a number changed in
-# one place only fails), lesson 01's figures against the reference CSV, and the links.
+# one place only fails), lesson 01's figures against the reference CSV, every measured table
+# against its results file (tests/course_tables.awk), and the links.
 
 setup() {
     load test_helper
@@ -365,6 +366,27 @@ EOF
     assert_prose "the optimized kernel is $(speedup 4000000)x the CPU at 4M, $(speedup 16000000)x at 16M and $(speedup 64000000)x at 64M" \
         "its $(calc "$(value cpu host 1000000 gbps)" %.0f) GB/s at 1M fall to $(calc "$(value cpu host 4000000 gbps)" %.0f) at 4M and $(calc "$(value cpu host 64000000 gbps)" %.0f) at 64M" \
         "At 1k elements the kernel takes $(calc "$(value naive kernel 1000 median_ms) * 1000" %.1f) us whatever it does"
+}
+
+@test "every measured table of the lesson chapters shows its reference results file's figures" {
+    local h100="$REPO/plots/reference/nvidia-h100-80gb-hbm3.csv" h200="$REPO/plots/reference/nvidia-h200/nvidia-h200.csv"
+    run awk -f "$REPO/tests/course_tables.awk" "$h100" "$h200" "$COURSE"
+    assert_success
+    # lessons 01 to 09: one table each, lesson 07 two; some 600 medians, rates, % and speedups
+    assert_output --regexp "^checked [0-9]+ cells in [0-9]+ tables$"
+    local cells tables
+    read -r cells tables < <(awk '{ print $2, $5 }' <<<"$output")
+    [ "$tables" -ge 10 ] && [ "$cells" -ge 500 ] || fail "only $cells cells in $tables tables: $output"
+    # one figure changed in the text, a median and a speedup, or a size no run had: each is named
+    local changed="$BATS_TEST_TMPDIR/COURSE.md"
+    sed 's/^\(| 10,000 x 10,000 | optimized | kernel | \)40.2 us/\140.6 us/;
+         s/^\(| 320x240 | naive | kernel | 0.236 ms | 14.8 us | 20.8 | 0.4 | 9.1 | \)3.43x/\13.34x/;
+         s/^| 128 | tiled | kernel |/| 129 | tiled | kernel |/' "$COURSE" >"$changed"
+    run awk -f "$REPO/tests/course_tables.awk" "$h100" "$h200" "$changed"
+    assert_failure
+    assert_line --regexp "^COURSE.md:[0-9]+: lesson06 optimized kernel at 10,000 x 10,000: median shows 40.6 us, the results say 0.04016$"
+    assert_line --regexp "^COURSE.md:[0-9]+: lesson08 naive kernel at 320x240: speedup over cpu shows 3.34x, the results say 3.43321$"
+    assert_line --regexp "^COURSE.md:[0-9]+: lesson04 tiled kernel at 129: no such row in the results$"
 }
 
 @test "every link in COURSE.md and README.md leads somewhere: headings for #anchors, files for paths" {
