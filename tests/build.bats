@@ -87,6 +87,30 @@ setup() {
     done
 }
 
+@test "every lesson builds with clang++ on LLVM's libc++, a second C++ standard library, and passes" {
+    # a second C++ standard library: a file that uses a name its own includes do not declare,
+    # counting on what GCC's headers happen to include (as newer GCCs include less: GCC 13's
+    # <string> no longer brings <cstdint>), can fail here before it fails a student
+    command -v clang++ >/dev/null || skip "clang++ is not installed"
+    clang++ -stdlib=libc++ -x c++ -fsyntax-only - <<<'#include <vector>' 2>/dev/null ||
+        skip "LLVM's libc++ is not installed: sudo apt-get install libc++-dev libc++abi-dev"
+    local build="$BATS_TEST_TMPDIR/libcxx" bin="$BATS_TEST_TMPDIR/bin" targets=() lesson
+    mkdir -p "$bin"
+    # emucc runs CXX as one word: a compiler of its own name (its runtime is built apart)
+    printf '#!/bin/sh\nexec clang++ -stdlib=libc++ "$@"\n' >"$bin/clang++-libc++"
+    chmod +x "$bin/clang++-libc++"
+    for lesson in $(lesson_programs); do targets+=("$build/$lesson"); done
+    CXX="$bin/clang++-libc++" run make --no-print-directory -j2 BACKEND=emu BUILD="$build" "${targets[@]}"
+    assert_success
+    ! grep -q 'error:' <<<"$output" || fail "$(grep 'error:' <<<"$output" | head -n 5)"
+    readelf -d "$build/lesson01" | grep -q 'libc++' || fail "lesson01 is not linked against libc++"
+    for lesson in $(lesson_programs); do
+        run "$build/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --quiet-warnings
+        assert_success
+        assert_line --regexp "^all [0-9]+ checks passed against the CPU reference: "
+    done
+}
+
 @test "with clang as nvcc's host compiler (CC=clang) every lesson builds without a warning" {
     command -v clang >/dev/null || skip "clang is not installed"
     command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "nvcc is not installed"

@@ -7,6 +7,7 @@
 #endif
 #include <memory>
 #include <string>
+#include <vector>  // a library without <bits/stdc++.h> (LLVM's libc++) gives these three alone
 
 #include "check.h"
 
