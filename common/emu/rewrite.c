@@ -435,10 +435,6 @@ static int in_directive(size_t pos) {
     return src[start] == '#';
 }
 
-/* src[pos] starts the word __global__. Returns the registration to emit after the declaration
- * ends (malloc'ed), or NULL when there is none to make: a template, a class member, a macro.
- * With a registration, *address is the kernel's address as a constant expression that picks it
- * out of its overloads, static_cast<void (*)(PARAMETERS)>(&name) (malloc'ed). */
 /* out[pos] follows the word `template` of a template's header: `<typename T, int N = 4, class...
  * Ts>`. Returns the list of its parameters as arguments, "T, N, Ts...", or NULL when there is
  * none (`template <>`, an explicit specialization) or the header cannot be read. */
@@ -487,6 +483,12 @@ static char *template_arguments(size_t pos) {
     return NULL;
 }
 
+/* src[pos] starts the word __global__. Returns the registration to emit after the declaration
+ * ends (malloc'ed), or NULL when there is none to make: a template, a class member, a macro.
+ * With a registration, *address is the kernel's address as a constant expression that picks it
+ * out of its overloads, static_cast<void (*)(PARAMETERS)>(&name) (malloc'ed); for a template at
+ * namespace scope, with no registration, the address of the instance its body is compiled for,
+ * static_cast<void (*)(PARAMETERS)>(&name<ARGUMENTS>). */
 static char *kernel_registration(size_t pos, int at_namespace_scope, char **address) {
     *address = NULL;
     if (!at_namespace_scope || in_directive(pos)) return NULL;
