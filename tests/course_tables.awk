@@ -11,7 +11,11 @@
 # rounded as the table prints it: within half a unit of its last digit. Prints one line per
 # cell that differs and per row that has no results row, then "checked N cells in T tables".
 
-BEGIN { FS = "," }
+BEGIN {
+    FS = ","
+    # the results file's columns a table can show
+    wanted_count = split("median_ms gbps gflops pct_peak pct_copy speedup", wanted, " ")
+}
 
 # Two results files, read first: fields by the header's names.
 FILENAME != "" && FNR == 1 && FILENAME != last_file {
@@ -26,7 +30,8 @@ file_index <= 2 {
     key = file_index SUBSEP $(column[file_index, "lesson"]) SUBSEP $(column[file_index, "variant"]) \
           SUBSEP $(column[file_index, "scope"]) SUBSEP $(column[file_index, "size"])
     # the latest run's row wins, as in the charts
-    for (name in wanted) results[key, name] = $(column[file_index, wanted[name]])
+    for (k = 1; k <= wanted_count; k++)
+        results[key, wanted[k]] = $(column[file_index, wanted[k]])
     known[key] = 1
     sizes[file_index, $(column[file_index, "lesson"]), $(column[file_index, "size"])] = 1
     next
@@ -87,16 +92,11 @@ function cell_value(text, name) {
 }
 
 # A Markdown table row: its cells, trimmed, in cells[1..n].
-function split_row(line,    n, k) {
+function split_row(line,    n) {
     sub(/^\| */, "", line)
     sub(/ *\|$/, "", line)
     n = split(line, cells, / *\| */)
     return n
-}
-
-BEGIN {
-    wanted["median_ms"] = "median_ms"; wanted["gbps"] = "gbps"; wanted["gflops"] = "gflops"
-    wanted["pct_peak"] = "pct_peak"; wanted["pct_copy"] = "pct_copy"; wanted["speedup"] = "speedup"
 }
 
 /^## / {
@@ -112,7 +112,6 @@ lesson != "" && /^\| / && /\| variant \|/ && /\| time covers \|/ && /\| median/ 
     for (k = 1; k <= header_count; k++) header[k] = cells[k]
     in_table = 1
     tables++
-    table_line = FNR
     next
 }
 in_table && /^\|---/ { next }
@@ -120,7 +119,7 @@ in_table && !/^\| / { in_table = 0 }
 in_table {
     n = split_row($0)
     file = lesson == "lesson01" ? 1 : 2
-    row_lesson = lesson; variant = ""; scope = ""; size = ""
+    row_lesson = lesson; variant = ""; scope = ""; size_text = ""
     for (k = 1; k <= n; k++) {
         if (header[k] == "part") row_lesson = lesson "-" cells[k]
         else if (header[k] == "variant") variant = cells[k]
