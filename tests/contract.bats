@@ -145,13 +145,14 @@ assert_usage_error() {
 @test "--size=N with a suffix and -n N are the same size" {
     use_any_build
     for lesson in $(lesson_programs); do
-        run --separate-stderr "$BUILD/$lesson" --size=2k --only cpu --reps 1 --warmup 0 --csv
+        # 1k, not more: lesson 04's CPU version multiplies n x n matrices
+        run --separate-stderr "$BUILD/$lesson" --size=1k --only cpu --reps 1 --warmup 0 --csv
         local with_suffix
         with_suffix=$(csv_column size <<<"$output")
-        run --separate-stderr "$BUILD/$lesson" -n 2000 --only cpu --reps 1 --warmup 0 --csv
+        run --separate-stderr "$BUILD/$lesson" -n 1000 --only cpu --reps 1 --warmup 0 --csv
         assert_equal "$with_suffix" "$(csv_column size <<<"$output")"
-        run --separate-stderr "$BUILD/$lesson" -n 2Ki --only cpu --reps 1 --warmup 0 --csv
-        [[ "$(csv_column size <<<"$output")" == 2048* ]] || fail "$lesson -n 2Ki is not 2048"
+        run --separate-stderr "$BUILD/$lesson" -n 1Ki --only cpu --reps 1 --warmup 0 --csv
+        [[ "$(csv_column size <<<"$output")" == 1024* ]] || fail "$lesson -n 1Ki is not 1024"
     done
 }
 
