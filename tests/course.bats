@@ -2,7 +2,8 @@
 # COURSE.md against itself: the table of GPU limits by compute capability, the figures the
 # chapters quote from it (recomputed here from the table's numbers, so that a number changed in
 # one place only fails), lesson 01's figures against the reference CSV, every measured table
-# against its results file (tests/course_tables.awk), and the links.
+# against its results file (tests/course_tables.awk), the README's reference figures against
+# theirs, and the links.
 
 setup() {
     load test_helper
@@ -387,6 +388,40 @@ EOF
     assert_line --regexp "^COURSE.md:[0-9]+: lesson06 optimized kernel at 10,000 x 10,000: median shows 40.6 us, the results say 0.04016$"
     assert_line --regexp "^COURSE.md:[0-9]+: lesson08 naive kernel at 320x240: speedup over cpu shows 3.34x, the results say 3.43321$"
     assert_line --regexp "^COURSE.md:[0-9]+: lesson04 tiled kernel at 129: no such row in the results$"
+}
+
+@test "the README's reference figures are those of the reference results files" {
+    local h200="$REPO/plots/reference/nvidia-h200" h100="$REPO/plots/reference/nvidia-h100-80gb-hbm3.csv"
+    local readme
+    readme=$(tr -s '[:space:]' ' ' <"$REPO/README.md")
+    # value FILE LESSON VARIANT SCOPE SIZE COLUMN: the file's row's column, by name
+    value() {
+        awk -F, -v lesson="$2" -v variant="$3" -v scope="$4" -v size="$5" -v name="$6" '
+            NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            $c["lesson"] == lesson && $c["variant"] == variant && $c["scope"] == scope &&
+                $c["size"] == size { found = $c[name] }
+            END { if (found == "") exit 1; print found }' "$1" ||
+            fail "$1 has no $6 for $2 $3 $4 at $5"
+    }
+    h200() { value "$h200/nvidia-h200.csv" "$@"; }
+    target() { value "$h200/targets.csv" "$@"; }
+    rounded() { with_commas "$(calc "$1" "${2:-%.0f}")"; }
+    says() { grep -qF -- "$1" <<<"$readme" || fail "README.md does not say: $1"; }
+
+    says "$(rounded "$(h200 lesson01 optimized kernel 64000000 gbps)") GB/s at 64M, $(rounded "$(h200 lesson01 optimized kernel 64000000 pct_peak)")% of peak, $(rounded "$(h200 lesson01 optimized kernel 64000000 speedup)")x the CPU (H100: $(rounded "$(value "$h100" lesson01 optimized kernel 64000000 gbps)") GB/s, $(rounded "$(value "$h100" lesson01 optimized kernel 64000000 pct_peak)")%, $(rounded "$(value "$h100" lesson01 optimized kernel 64000000 speedup)")x)"
+    local image=15360x8640
+    says "$(rounded "$(h200 lesson02 optimized kernel $image gbps)") GB/s at $image, $(rounded "$(h200 lesson02 optimized kernel $image pct_peak)")% of peak, $(rounded "$(h200 lesson02 optimized kernel $image pct_copy)")% of a device copy, $(rounded "$(h200 lesson02 optimized kernel $image speedup)")x the CPU"
+    says "$(rounded "$(h200 lesson03 optimized kernel 8192x8192 gbps)") GB/s at 8192^2, $(rounded "$(h200 lesson03 optimized kernel 8192x8192 pct_copy)")% of a device copy, $(rounded "$(h200 lesson03 optimized kernel 8192x8192 speedup)")x the CPU; the 2000^2 seed problem in $(rounded "$(target lesson03 optimized kernel 2000x2000 median_ms)") ms"
+    local cube=8192x8192x8192 warptiled cublas
+    warptiled=$(h200 lesson04 warptiled kernel $cube gflops) cublas=$(h200 lesson04 cublas library $cube gflops)
+    says "warptiled $(calc "$warptiled / 1000" %.1f) TFLOP/s at 8192^3, $(rounded "100 * $warptiled / $cublas")% of cuBLAS, $(rounded "$(h200 lesson04 warptiled kernel $cube speedup)")x the CPU"
+    local sum=268435456
+    says "$(rounded "$(h200 lesson05 optimized kernel $sum gbps)") GB/s at 2^28, $(rounded "$(h200 lesson05 optimized kernel $sum pct_peak)")% of peak, $(rounded "100 * $(h200 lesson05 optimized kernel $sum gbps) / $(h200 lesson05 cub library $sum gbps)")% of CUB, $(rounded "$(h200 lesson05 optimized kernel $sum speedup)")x the CPU"
+    says "$(calc "$(h200 lesson06 optimized kernel 100000x10000 median_ms)" %.3f) ms for 10^9 FP64 terms (100,000 x 10,000), $(rounded "$(h200 lesson06 optimized kernel 100000x10000 pct_peak)")% of the FP64 peak, $(calc "$(target lesson06 naive kernel 10000x10000 median_ms) / $(target lesson06 optimized kernel 10000x10000 median_ms)" %.1f)x naive at 10k x 10k, $(rounded "$(h200 lesson06 optimized kernel 100000x10000 speedup)")x the CPU"
+    says "pinned copies $(rounded "$(h200 lesson07-bandwidth h2d-pinned transfers 64000000 gbps)") GB/s each way (pageable: $(calc "$(h200 lesson07-bandwidth h2d transfers 64000000 gbps)" %.1f) / $(calc "$(h200 lesson07-bandwidth d2h transfers 64000000 gbps)" %.1f)); streams $(calc "$(h200 lesson07-overlap one-stream transfers 64000000 median_ms) / $(h200 lesson07-overlap streams transfers 64000000 median_ms)" %.2f)x one stream at 64M"
+    local frame=7680x4320
+    says "fused kernel $(rounded "$(h200 lesson08 optimized kernel $frame gbps)") GB/s at 8K, $(rounded "$(h200 lesson08 optimized kernel $frame pct_copy)")% of a device copy (target 85%: missed); pipeline $(rounded "$(h200 lesson08 optimized transfers $frame speedup)")x the CPU"
+    says "one GPU only: $(rounded "$(h200 lesson09 optimized kernel 16384x16384 gbps)") GB/s at 16384^2"
 }
 
 @test "every link in COURSE.md and README.md leads somewhere: headings for #anchors, files for paths" {
