@@ -171,6 +171,9 @@ for results in "$@"; do
         data="$tables/$machine/$lesson"
         on=$(quote_safe "$(device_title "$device" "$backend")")
         case " $fp64_lessons " in *" ${lesson%%-*} "*) arithmetic=FP64 ;; *) arithmetic=FP32 ;; esac
+        # the roofs a row's % of peak is of: memory alone where it does no floating-point work
+        roofs="memory, $arithmetic"
+        [ "$roofline_rows" -gt 0 ] || roofs="memory bandwidth"
         name="$machine-$lesson"
 
         if [ "$speedup_rows" -gt 0 ]; then
@@ -183,7 +186,7 @@ for results in "$@"; do
 
         if [ "$peak_rows" -gt 0 ]; then
             draw peak "$name-peak" "datafile='$data/peak.dat';
-                chart_title='$lesson on $on'; chart_subtitle='% of peak (memory, $arithmetic) at n = $largest'"
+                chart_title='$lesson on $on'; chart_subtitle='% of peak ($roofs) at n = $largest'"
         elif [ "$backend" = emu ]; then
             skip "$name-peak" "CPU emulation has no device peaks to compare with"
         else

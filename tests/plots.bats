@@ -60,7 +60,7 @@ is_png() {
     ! grep -q 'FP32 peak' "$out/test-gpu-a-lesson01-sweep.svg"
 }
 
-@test "an FP64 lesson's charts name the FP64 peak, the others' the FP32 peak" {
+@test "an FP64 lesson's charts name the FP64 peak, the others' the FP32 peak, one without FLOP the bandwidth" {
     needs_gnuplot
     # lesson01's rows again as lesson06's, whose lesson.conf says ARITHMETIC = FP64
     awk -F , -v OFS=, 'NR == 1 { print; next } $1 == "lesson01" { print; $1 = "lesson06"; print }' \
@@ -70,6 +70,13 @@ is_png() {
     grep -q '>FP64 peak (10000 GFLOP/s)<' "$out/fp64-lesson06-gflops.svg"
     grep -q '>roofline: [0-9]* GB/s, 10000 GFLOP/s FP64<' "$out/fp64-lesson06-roofline.svg"
     grep -q '>% of peak (memory, FP64) at n = 1M<' "$out/fp64-lesson06-peak.svg"
+    # lesson02's rows do no floating-point work: their % of peak is of the bandwidth alone
+    awk -F , -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+        $1 == "lesson02" { $c["flops"] = 0; $c["gflops"] = 0; print }' \
+        "$fixtures/test-gpu-a.csv" > "$BATS_TEST_TMPDIR/memory.csv"
+    run sh plots/plot.sh "$out" "$BATS_TEST_TMPDIR/memory.csv"
+    assert_success
+    grep -q '>% of peak (memory bandwidth) at n = ' "$out/memory-lesson02-peak.svg"
     grep -q '>FP32 peak (10000 GFLOP/s)<' "$out/fp64-lesson01-gflops.svg"
     grep -q '>roofline: [0-9]* GB/s, 10000 GFLOP/s FP32<' "$out/fp64-lesson01-roofline.svg"
     ! grep -q 'FP64' "$out/fp64-lesson01-gflops.svg"
