@@ -124,6 +124,33 @@ setup() {
         fail "stderr: $stderr"
 }
 
+@test "lesson06's rows are held to the FP64 peak: lesson01's FP32 peak over the device's ratio" {
+    use_gpu_build
+    # peak_gflops of LESSON's naive kernel row in the CSV on stdin
+    peak_of() { csv_column peak_gflops <<<"$(grep -E "^(lesson,|$1,naive,kernel,)")"; }
+    run --separate-stderr "$BUILD/lesson06" -n 1009x100 --only naive --reps 1 --warmup 0 --csv
+    assert_success
+    local fp64_peak ratio
+    assert_line --regexp "^lesson06,naive,kernel,"
+    fp64_peak=$(peak_of lesson06 <<<"$output")
+    ratio=$(sed -n 's/^lesson06: .* runs FP64 at 1\/\([0-9]*\) of its FP32 rate.*/\1/p' <<<"$stderr")
+    [ -n "$ratio" ] || fail "no FP64 rate on stderr: $stderr"
+    run --separate-stderr "$BUILD/lesson01" -n 4099 --only naive --reps 1 --warmup 0 --csv
+    assert_success
+    local fp32_peak
+    assert_line --regexp "^lesson01,naive,kernel,"
+    fp32_peak=$(peak_of lesson01 <<<"$output")
+    if [ "$BUILD" = "$EMU_BUILD" ]; then
+        # the emulator has no peaks: both empty, none made up
+        assert_equal "$fp32_peak" ""
+        assert_equal "$fp64_peak" ""
+    else
+        awk -v fp32="$fp32_peak" -v fp64="$fp64_peak" -v ratio="$ratio" \
+            'BEGIN { exit !(fp64 > 0 && (fp32 / ratio - fp64) ^ 2 < (fp64 * 1e-5) ^ 2) }' ||
+            fail "lesson06's peak $fp64_peak GFLOP/s is not lesson01's $fp32_peak / $ratio"
+    fi
+}
+
 @test "a well-sized launch gets no warning" {
     # on a T4 (the smallest wave to run), 40,960 results in 64-thread blocks: exactly one wave,
     # 16 blocks per SM x 40 SMs (ilp launches one block per SM on purpose: it is warned about)
