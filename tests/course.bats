@@ -373,20 +373,23 @@ EOF
     local h100="$REPO/plots/reference/nvidia-h100-80gb-hbm3.csv" h200="$REPO/plots/reference/nvidia-h200/nvidia-h200.csv"
     run awk -f "$REPO/tests/course_tables.awk" "$h100" "$h200" "$COURSE"
     assert_success
-    # lessons 01 to 09: one table each, lesson 07 two; some 600 medians, rates, % and speedups
+    # lessons 01 to 09: one table each, lesson 07 three; some 650 medians, rates, % and speedups
     assert_output --regexp "^checked [0-9]+ cells in [0-9]+ tables$"
     local cells tables
     read -r cells tables < <(awk '{ print $2, $5 }' <<<"$output")
     [ "$tables" -ge 10 ] && [ "$cells" -ge 500 ] || fail "only $cells cells in $tables tables: $output"
-    # one figure changed in the text, a median and a speedup, or a size no run had: each is named
+    # one figure changed in the text, a median, a speedup, a copy's GB/s, or a size no run had:
+    # each is named
     local changed="$BATS_TEST_TMPDIR/COURSE.md"
     sed 's/^\(| 10,000 x 10,000 | optimized | kernel | \)40.2 us/\140.6 us/;
          s/^\(| 320x240 | naive | kernel | 0.236 ms | 14.8 us | 20.8 | 0.4 | 9.1 | \)3.43x/\13.34x/;
+         s/^| 64M (256 MB) | 39.2 ms, 6.5 |/| 64M (256 MB) | 39.2 ms, 6.6 |/;
          s/^| 128 | tiled | kernel |/| 129 | tiled | kernel |/' "$COURSE" >"$changed"
     run awk -f "$REPO/tests/course_tables.awk" "$h100" "$h200" "$changed"
     assert_failure
     assert_line --regexp "^COURSE.md:[0-9]+: lesson06 optimized kernel at 10,000 x 10,000: median shows 40.6 us, the results say 0.04016$"
     assert_line --regexp "^COURSE.md:[0-9]+: lesson08 naive kernel at 320x240: speedup over cpu shows 3.34x, the results say 3.43321$"
+    assert_line --regexp "^COURSE.md:[0-9]+: lesson07-bandwidth h2d transfers at 64M \(256 MB\): GB/s shows 6.6, the results say 6.52726$"
     assert_line --regexp "^COURSE.md:[0-9]+: lesson04 tiled kernel at 129: no such row in the results$"
 }
 

@@ -8,8 +8,10 @@
 # from the first file, every other lesson's from the second. For each of its rows the results
 # file's row of the same lesson (and part), variant, scope and size is found, and each number
 # the table shows (median, GB/s, GFLOP/s, % of peak, % copy, speedup) must be that row's,
-# rounded as the table prints it: within half a unit of its last digit. Prints one line per
-# cell that differs and per row that has no results row, then "checked N cells in T tables".
+# rounded as the table prints it: within half a unit of its last digit. Lesson 07's table of
+# its bandwidth part, a column a copy and each cell "median, GB/s", is read the same way. Prints
+# one line per cell that differs and per row that has no results row, then "checked N cells in
+# T tables".
 
 BEGIN {
     FS = ","
@@ -99,6 +101,51 @@ function split_row(line,    n) {
     return n
 }
 
+# Whether the results have a row of LESSON, VARIANT, SCOPE at SIZE (lesson 01's in the first
+# file, the others' in the second); when not, says so.
+function known_row(row_lesson, variant, scope, size, size_text,    file) {
+    file = row_lesson == "lesson01" ? 1 : 2
+    if ((file SUBSEP row_lesson SUBSEP variant SUBSEP scope SUBSEP size) in known)
+        return 1
+    printf "COURSE.md:%d: %s %s %s at %s: no such row in %s\n", FNR, row_lesson, variant,
+           scope, size_text, file == 1 ? "the lesson 01 results" : "the results"
+    problems++
+    return 0
+}
+
+# One cell of a table against that row: HEADER names its column, SHOWN is the cell.
+function check_cell(row_lesson, variant, scope, size, size_text, header, shown,
+                    file, key, name, expected, value, bad) {
+    file = row_lesson == "lesson01" ? 1 : 2
+    key = file SUBSEP row_lesson SUBSEP variant SUBSEP scope SUBSEP size
+    name = results_column(header)
+    expected = results[key, name]
+    if (shown == "" || shown == "-") {
+        if (expected != "" && !(name == "speedup" && variant == "device-copy")) {
+            printf "COURSE.md:%d: %s %s %s at %s: %s is empty, the results say %s\n", FNR,
+                   row_lesson, variant, scope, size_text, header, expected
+            problems++
+        }
+        return
+    }
+    checked++
+    if (name == "speedup" && shown == "1" && expected + 0 == 1)
+        return
+    value = cell_value(shown, name)
+    if (value ~ /^below /)
+        bad = !(expected != "" && expected + 0 < substr(value, 7) + 0)
+    else if (value == "?")
+        bad = 1
+    else
+        bad = expected == "" || (value - expected > cell_half_unit * 1.0001 + 1e-12) ||
+              (expected - value > cell_half_unit * 1.0001 + 1e-12)
+    if (bad) {
+        printf "COURSE.md:%d: %s %s %s at %s: %s shows %s, the results say %s\n", FNR,
+               row_lesson, variant, scope, size_text, header, shown, expected
+        problems++
+    }
+}
+
 /^## / {
     lesson = ""
     if ($0 ~ /^## Lesson [0-9][0-9]:/) lesson = "lesson" substr($0, 11, 2)
@@ -114,9 +161,34 @@ lesson != "" && /^\| / && /\| variant \|/ && /\| time covers \|/ && /\| median/ 
     tables++
     next
 }
+# Lesson 07's bandwidth part, a column a variant: each cell "median, GB/s" of that copy.
+lesson == "lesson07" && /^\| n \(bytes a copy\) \|/ {
+    header_count = split_row($0)
+    for (k = 1; k <= header_count; k++) header[k] = cells[k]
+    in_table = 2
+    tables++
+    next
+}
+in_table == 2 && /^\| [0-9]/ {
+    n = split_row($0)
+    size_text = cells[1]
+    sub(/ \(.*/, "", size_text)
+    size = results_size(size_text, 2, "lesson07-bandwidth")
+    for (k = 2; k <= n; k++) {
+        variant = header[k]
+        sub(/ .*/, "", variant) # "cpu (`memcpy`)": cpu
+        scope = variant == "cpu" ? "host" : "transfers"
+        if (!known_row("lesson07-bandwidth", variant, scope, size, cells[1]))
+            continue
+        split(cells[k], pair, /, /)
+        check_cell("lesson07-bandwidth", variant, scope, size, cells[1], "median", pair[1])
+        check_cell("lesson07-bandwidth", variant, scope, size, cells[1], "GB/s", pair[2])
+    }
+    next
+}
 in_table && /^\|---/ { next }
 in_table && !/^\| / { in_table = 0 }
-in_table {
+in_table == 1 {
     n = split_row($0)
     file = lesson == "lesson01" ? 1 : 2
     row_lesson = lesson; variant = ""; scope = ""; size_text = ""
@@ -127,43 +199,11 @@ in_table {
         else if (k == 1 || (k == 2 && header[1] == "part")) size_text = cells[k]
     }
     size = results_size(size_text, file, row_lesson)
-    key = file SUBSEP row_lesson SUBSEP variant SUBSEP scope SUBSEP size
-    if (!(key in known)) {
-        printf "COURSE.md:%d: %s %s %s at %s: no such row in %s\n", FNR, row_lesson, variant,
-               scope, size_text, file == 1 ? "the lesson 01 results" : "the results"
-        problems++
+    if (!known_row(row_lesson, variant, scope, size, size_text))
         next
-    }
-    for (k = 1; k <= n; k++) {
-        name = results_column(header[k])
-        if (name == "") continue
-        expected = results[key, name]
-        shown = cells[k]
-        if (shown == "" || shown == "-") {
-            if (expected != "" && !(name == "speedup" && variant == "device-copy")) {
-                printf "COURSE.md:%d: %s %s %s at %s: %s is empty, the results say %s\n", FNR,
-                       row_lesson, variant, scope, size_text, header[k], expected
-                problems++
-            }
-            continue
-        }
-        if (name == "speedup" && shown == "1" && expected + 0 == 1) { checked++; continue }
-        value = cell_value(shown, name)
-        if (value ~ /^below /) {
-            bad = !(expected != "" && expected + 0 < substr(value, 7) + 0)
-        } else if (value == "?") {
-            bad = 1
-        } else {
-            bad = expected == "" || (value - expected > cell_half_unit * 1.0001 + 1e-12) ||
-                  (expected - value > cell_half_unit * 1.0001 + 1e-12)
-        }
-        if (bad) {
-            printf "COURSE.md:%d: %s %s %s at %s: %s shows %s, the results say %s\n", FNR,
-                   row_lesson, variant, scope, size_text, header[k], shown, expected
-            problems++
-        }
-        checked++
-    }
+    for (k = 1; k <= n; k++)
+        if (results_column(header[k]) != "")
+            check_cell(row_lesson, variant, scope, size, size_text, header[k], cells[k])
 }
 
 END {
