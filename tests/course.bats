@@ -373,7 +373,7 @@ EOF
     local h100="$REPO/plots/reference/nvidia-h100-80gb-hbm3.csv" h200="$REPO/plots/reference/nvidia-h200/nvidia-h200.csv"
     run awk -f "$REPO/tests/course_tables.awk" "$h100" "$h200" "$COURSE"
     assert_success
-    # lessons 01 to 09: one table each, lesson 07 three; some 650 medians, rates, % and speedups
+    # lessons 01 to 09: one table each, lesson 07 three; some 670 medians, rates, % and speedups
     assert_output --regexp "^checked [0-9]+ cells in [0-9]+ tables$"
     local cells tables
     read -r cells tables < <(awk '{ print $2, $5 }' <<<"$output")

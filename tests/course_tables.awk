@@ -7,11 +7,11 @@
 # tables of the lesson chapters) is read under the chapter it is in ("## Lesson NN"): lesson 01's
 # from the first file, every other lesson's from the second. For each of its rows the results
 # file's row of the same lesson (and part), variant, scope and size is found, and each number
-# the table shows (median, GB/s, GFLOP/s, % of peak, % copy, speedup) must be that row's,
-# rounded as the table prints it: within half a unit of its last digit. Lesson 07's table of
-# its bandwidth part, a column a copy and each cell "median, GB/s", is read the same way. Prints
-# one line per cell that differs and per row that has no results row, then "checked N cells in
-# T tables".
+# the table shows (median, GB/s, GFLOP/s, % of peak, % copy, speedup; a frame's or a step's
+# time, the median over the frames or steps its header names) must be that row's, rounded as
+# the table prints it: within half a unit of its last digit. Lesson 07's table of its bandwidth
+# part, a column a copy and each cell "median, GB/s", is read the same way. Prints one line per
+# cell that differs and per row that has no results row, then "checked N cells in T tables".
 
 BEGIN {
     FS = ","
@@ -42,6 +42,7 @@ file_index <= 2 {
 # The table's column names, to the results file's.
 function results_column(header) {
     if (header ~ /^median/) return "median_ms"
+    if (header ~ /^a (frame|step)$/) return "median_ms" # over the items the median covers
     if (header == "GB/s") return "gbps"
     if (header == "GFLOP/s") return "gflops"
     if (header ~ /^% of .*peak$/) return "pct_peak"
@@ -120,6 +121,8 @@ function check_cell(row_lesson, variant, scope, size, size_text, header, shown,
     key = file SUBSEP row_lesson SUBSEP variant SUBSEP scope SUBSEP size
     name = results_column(header)
     expected = results[key, name]
+    if (header ~ /^a (frame|step)$/ && expected != "")
+        expected /= items
     if (shown == "" || shown == "-") {
         if (expected != "" && !(name == "speedup" && variant == "device-copy")) {
             printf "COURSE.md:%d: %s %s %s at %s: %s is empty, the results say %s\n", FNR,
@@ -156,7 +159,12 @@ function check_cell(row_lesson, variant, scope, size, size_text, header, shown,
 # A header of a measured table: variant, time covers, a median.
 lesson != "" && /^\| / && /\| variant \|/ && /\| time covers \|/ && /\| median/ {
     header_count = split_row($0)
-    for (k = 1; k <= header_count; k++) header[k] = cells[k]
+    items = 1
+    for (k = 1; k <= header_count; k++) {
+        header[k] = cells[k]
+        # "median, 16 frames": the run's items, for the column of one item's time
+        if (cells[k] ~ /^median, [0-9]+ /) items = substr(cells[k], 9) + 0
+    }
     in_table = 1
     tables++
     next
