@@ -102,10 +102,14 @@ function split_row(line,    n) {
     return n
 }
 
-# Whether the results have a row of LESSON, VARIANT, SCOPE at SIZE (lesson 01's in the first
-# file, the others' in the second); when not, says so.
+# The results file of a lesson's rows: lesson 01's the first, the others' the second.
+function file_of(row_lesson) {
+    return row_lesson == "lesson01" ? 1 : 2
+}
+
+# Whether the results have a row of LESSON, VARIANT, SCOPE at SIZE; when not, says so.
 function known_row(row_lesson, variant, scope, size, size_text,    file) {
-    file = row_lesson == "lesson01" ? 1 : 2
+    file = file_of(row_lesson)
     if ((file SUBSEP row_lesson SUBSEP variant SUBSEP scope SUBSEP size) in known)
         return 1
     printf "COURSE.md:%d: %s %s %s at %s: no such row in %s\n", FNR, row_lesson, variant,
@@ -116,9 +120,8 @@ function known_row(row_lesson, variant, scope, size, size_text,    file) {
 
 # One cell of a table against that row: HEADER names its column, SHOWN is the cell.
 function check_cell(row_lesson, variant, scope, size, size_text, header, shown,
-                    file, key, name, expected, value, bad) {
-    file = row_lesson == "lesson01" ? 1 : 2
-    key = file SUBSEP row_lesson SUBSEP variant SUBSEP scope SUBSEP size
+                    key, name, expected, value, bad) {
+    key = file_of(row_lesson) SUBSEP row_lesson SUBSEP variant SUBSEP scope SUBSEP size
     name = results_column(header)
     expected = results[key, name]
     if (header ~ /^a (frame|step)$/ && expected != "")
@@ -198,7 +201,6 @@ in_table && /^\|---/ { next }
 in_table && !/^\| / { in_table = 0 }
 in_table == 1 {
     n = split_row($0)
-    file = lesson == "lesson01" ? 1 : 2
     row_lesson = lesson; variant = ""; scope = ""; size_text = ""
     for (k = 1; k <= n; k++) {
         if (header[k] == "part") row_lesson = lesson "-" cells[k]
@@ -206,7 +208,7 @@ in_table == 1 {
         else if (header[k] == "time covers") scope = cells[k]
         else if (k == 1 || (k == 2 && header[1] == "part")) size_text = cells[k]
     }
-    size = results_size(size_text, file, row_lesson)
+    size = results_size(size_text, file_of(row_lesson), row_lesson)
     if (!known_row(row_lesson, variant, scope, size, size_text))
         next
     for (k = 1; k <= n; k++)
