@@ -55,10 +55,11 @@ comma := ,
 space := $(subst x, ,x)
 HOST_FLAGS := -Xcompiler $(subst $(space),$(comma),$(strip $(CFLAGS) -fopenmp))
 # CC: the host compiler for the CPU code, when set (nvcc's -ccbin); nvcc
-# links with it too, so the C++ library is named for a C compiler's sake.
+# links with it too, so the C++ and math libraries are named for a C
+# compiler's sake (g++ adds both; gcc and clang add neither).
 ifneq ($(origin CC),default)
   HOST_FLAGS += -ccbin $(CC)
-  LINK_LIBRARIES := -lstdc++
+  LINK_LIBRARIES := -lstdc++ -lm
 endif
 
 ifeq ($(BACKEND),cuda)
