@@ -2,13 +2,14 @@
 # common/doctor.sh - the preflight check for a lab machine: make doctor
 #
 # Prints what the course needs and what this machine has: nvcc and the CUDA
-# version it builds with, the NVIDIA driver and each GPU with its compute
-# capability, the architecture and backend the build will use, and the test
-# tools. Every problem comes with the next step to take. Exit status: 0 when
-# the lessons can be built and run here (on a GPU or on the CPU emulator),
-# 1 otherwise.
+# version it builds with, the host compiler and its OpenMP, the NVIDIA driver
+# and each GPU with its compute capability, the architecture and backend the
+# build will use, and the test tools. Every problem comes with the next step
+# to take. Exit status: 0 when the lessons can be built and run here (on a GPU
+# or on the CPU emulator), 1 otherwise.
 #
-# The Makefile passes NVCC, CUDA_ARCH and BACKEND as it resolved them.
+# The Makefile passes NVCC, CUDA_ARCH and BACKEND as it resolved them; CC and
+# CXX, where a user set them, come in the environment.
 #
 # BRIEF=1 (make doctor BRIEF=1) prints one line instead, for a room of
 # machines: the host, ready or NOT READY with what is wrong, the GPU or the
@@ -50,12 +51,42 @@ else
     nvcc_ok=0
 fi
 
-if command -v g++ >/dev/null 2>&1; then
-    say "host compiler" "$(g++ --version | head -n 1)"
+# openmp_problem COMPILER: nothing when COMPILER builds and runs an OpenMP
+# program, else what went wrong (its first error)
+openmp_problem() {
+    probe=$(mktemp -d 2>/dev/null) || return 0
+    printf '#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n' >"$probe/omp.c"
+    if ! "$1" -fopenmp -x c "$probe/omp.c" -o "$probe/omp" >"$probe/log" 2>&1; then
+        grep -m 1 -i 'error' "$probe/log" || echo "its build failed"
+    elif ! "$probe/omp" >/dev/null 2>&1; then
+        echo "the program it built does not run"
+    fi
+    rm -rf "$probe"
+}
+
+# The host compiler builds the CPU code: nvcc's (CC when set, as the Makefile
+# gives it to -ccbin) or the emulator's (CXX, as emucc reads it). Every lesson's
+# CPU version runs on all cores with OpenMP, which clang has only with libomp.
+if [ "$BACKEND" = cuda ]; then
+    host_compiler=${CC:-g++} host_role="nvcc's host compiler${CC:+, CC}"
 else
-    say "host compiler" "g++ not found"
+    host_compiler=${CXX:-g++} host_role="the emulator's host compiler${CXX:+, CXX}"
+fi
+if ! command -v "$host_compiler" >/dev/null 2>&1; then
+    say "host compiler" "$host_compiler not found ($host_role)"
     next_step "install it: sudo apt-get install g++"
-    problem "no g++"
+    problem "no $host_compiler"
+else
+    say "host compiler" "$("$host_compiler" --version 2>/dev/null | head -n 1) ($host_role)"
+    openmp=$(openmp_problem "$host_compiler")
+    if [ -n "$openmp" ]; then
+        say "" "$host_compiler cannot build an OpenMP program: $openmp"
+        case $host_compiler in
+        *clang*) next_step "clang's OpenMP is LLVM's libomp: sudo apt-get install libomp-dev" ;;
+        *) next_step "install the compiler's OpenMP library (GCC's is libgomp, part of gcc)" ;;
+        esac
+        problem "no OpenMP in $host_compiler"
+    fi
 fi
 
 gpus=$(nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv,noheader 2>/dev/null)

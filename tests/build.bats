@@ -287,13 +287,39 @@ every_lesson_passes_in() {
     local bin="$BATS_TEST_TMPDIR/bin"
     mkdir -p "$bin"
     # a PATH with everything doctor looks for but gnuplot
-    for tool in sh sed grep tr head cat printf dirname basename command g++ make bats nvidia-smi; do
+    for tool in sh sed grep tr head cat printf dirname basename command g++ as ld mktemp rm make bats \
+        nvidia-smi; do
         local found
         found=$(command -v "$tool" 2>/dev/null) && [ "${found#/}" != "$found" ] && ln -sf "$found" "$bin/$tool"
     done
     PATH="$bin" run sh common/doctor.sh
     assert_output --partial "missing: gnuplot"
     assert_output --partial "sudo apt-get install bats bats-assert bats-support gnuplot-nox"
+    refute_output --partial "OpenMP"
+}
+
+@test "make doctor names the host compiler it checks, and one that cannot build OpenMP with what to install" {
+    run make --no-print-directory doctor BACKEND=emu
+    assert_line --regexp "^host compiler  g\+\+ .* \(the emulator's host compiler\)$"
+    refute_output --partial "cannot build an OpenMP program"
+    run make --no-print-directory doctor BACKEND=cuda CC=gcc
+    assert_line --regexp "^host compiler  gcc .* \(nvcc's host compiler, CC\)$"
+    # clang without LLVM's libomp, as on a machine with clang but not libomp-dev
+    local bin="$BATS_TEST_TMPDIR/bin"
+    mkdir -p "$bin"
+    printf '%s\n' '#!/bin/sh' \
+        'case " $* " in *" --version "*) echo "clang version 14 (no libomp)"; exit 0 ;; esac' \
+        'case " $* " in *" -fopenmp "*) echo "omp.c:1:10: fatal error: '"'"'omp.h'"'"' file not found" >&2; exit 1 ;; esac' \
+        'exec clang "$@"' >"$bin/clang-without-libomp"
+    chmod +x "$bin/clang-without-libomp"
+    run make --no-print-directory doctor BACKEND=emu CXX="$bin/clang-without-libomp"
+    assert_failure
+    assert_line --partial "cannot build an OpenMP program: omp.c:1:10: fatal error: 'omp.h' file not found"
+    assert_line --partial "-> clang's OpenMP is LLVM's libomp: sudo apt-get install libomp-dev"
+    assert_line --regexp "^summary: .* NOT READY \(no OpenMP in $bin/clang-without-libomp\)"
+    run make --no-print-directory doctor BACKEND=cuda CC=no-such-cc
+    assert_failure
+    assert_line "host compiler  no-such-cc not found (nvcc's host compiler, CC)"
 }
 
 @test "the top level holds the course's layout and nothing else that git tracks" {
