@@ -2,11 +2,11 @@
 # common/doctor.sh - the preflight check for a lab machine: make doctor
 #
 # Prints what the course needs and what this machine has: nvcc and the CUDA
-# version it builds with, the host compiler and its OpenMP, the NVIDIA driver
-# and each GPU with its compute capability, the architecture and backend the
-# build will use, and the test tools. Every problem comes with the next step
-# to take. Exit status: 0 when the lessons can be built and run here (on a GPU
-# or on the CPU emulator), 1 otherwise.
+# version it builds with, the host compiler, its OpenMP and whether nvcc
+# accepts it, the NVIDIA driver and each GPU with its compute capability, the
+# architecture and backend the build will use, and the test tools. Every
+# problem comes with the next step to take. Exit status: 0 when the lessons
+# can be built and run here (on a GPU or on the CPU emulator), 1 otherwise.
 #
 # The Makefile passes NVCC, CUDA_ARCH and BACKEND as it resolved them; CC and
 # CXX, where a user set them, come in the environment.
@@ -64,11 +64,26 @@ openmp_problem() {
     rm -rf "$probe"
 }
 
+# nvcc_problem: nothing when nvcc preprocesses a .cu file with its host
+# compiler (CC when set), else nvcc's first error: each CUDA release supports
+# host compilers up to a version, and refuses newer ones.
+nvcc_problem() {
+    probe=$(mktemp -d 2>/dev/null) || return 0
+    printf '__global__ void kernel(void) {}\n' >"$probe/probe.cu"
+    if ! "$NVCC" -std=c++20 ${CC:+-ccbin "$CC"} -E "$probe/probe.cu" -o /dev/null >"$probe/log" 2>&1; then
+        grep -m 1 'error' "$probe/log" | sed 's/.*error: *//; s/^#error *-* *//; s/\(not supported!\).*/\1/' |
+            cut -c 1-160
+        grep -q 'error' "$probe/log" || echo "its run failed"
+    fi
+    rm -rf "$probe"
+}
+
 # The host compiler builds the CPU code: nvcc's (CC when set, as the Makefile
-# gives it to -ccbin) or the emulator's (CXX, as emucc reads it). Every lesson's
-# CPU version runs on all cores with OpenMP, which clang has only with libomp.
+# gives it to -ccbin; else gcc, nvcc's default) or the emulator's (CXX, as
+# emucc reads it; else g++). Every lesson's CPU version runs on all cores with
+# OpenMP, which clang has only with libomp.
 if [ "$BACKEND" = cuda ]; then
-    host_compiler=${CC:-g++} host_role="nvcc's host compiler${CC:+, CC}"
+    host_compiler=${CC:-gcc} host_role="nvcc's host compiler${CC:+, CC}"
 else
     host_compiler=${CXX:-g++} host_role="the emulator's host compiler${CXX:+, CXX}"
 fi
@@ -86,6 +101,15 @@ else
         *) next_step "install the compiler's OpenMP library (GCC's is libgomp, part of gcc)" ;;
         esac
         problem "no OpenMP in $host_compiler"
+    fi
+fi
+if [ "$nvcc_ok" = 1 ]; then
+    rejected=$(nvcc_problem)
+    if [ -n "$rejected" ]; then
+        say "" "nvcc cannot build with ${CC:-gcc}: $rejected"
+        next_step "name a host compiler this CUDA supports, e.g. make CC=gcc-13 (its installation"
+        next_step "guide lists them), or build for the CPU emulator: make BACKEND=emu"
+        [ "$BACKEND" = cuda ] && problem "nvcc rejects ${CC:-gcc}"
     fi
 fi
 

@@ -322,6 +322,31 @@ every_lesson_passes_in() {
     assert_line "host compiler  no-such-cc not found (nvcc's host compiler, CC)"
 }
 
+@test "make doctor names a host compiler newer than nvcc supports, with what to do instead" {
+    command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "nvcc is not installed"
+    # a GCC that says it is version 99, as a rolling distribution's newest would be to this CUDA
+    local bin="$BATS_TEST_TMPDIR/bin"
+    mkdir -p "$bin"
+    printf '%s\n' '#!/bin/sh' \
+        'case " $* " in *" --version "*) echo "gcc-99 (GCC) 99.1.0"; exit 0 ;; esac' \
+        'exec gcc -U__GNUC__ -D__GNUC__=99 "$@"' >"$bin/gcc-99"
+    chmod +x "$bin/gcc-99"
+    run make --no-print-directory doctor BACKEND=cuda CC="$bin/gcc-99"
+    assert_failure
+    assert_line "host compiler  gcc-99 (GCC) 99.1.0 (nvcc's host compiler, CC)"
+    assert_line --regexp "^ +nvcc cannot build with $bin/gcc-99: unsupported GNU version! gcc versions later than [0-9]+ are not supported!$"
+    assert_line --partial "-> name a host compiler this CUDA supports, e.g. make CC=gcc-13"
+    assert_line --regexp "^summary: .* NOT READY \(nvcc rejects $bin/gcc-99\)"
+    # the emulator does not use nvcc: the lessons still build, and doctor says how
+    run make --no-print-directory doctor BACKEND=emu CC="$bin/gcc-99"
+    assert_success
+    assert_line --partial "-> guide lists them), or build for the CPU emulator: make BACKEND=emu"
+    # the machine's own gcc passes
+    run make --no-print-directory doctor BACKEND=cuda
+    assert_success
+    refute_output --partial "nvcc cannot build"
+}
+
 @test "the top level holds the course's layout and nothing else that git tracks" {
     # The layout README.md describes: Makefile, README.md, COURSE.md and the
     # folders below; a program or a note left at the top level would be the
