@@ -34,6 +34,23 @@ every_lesson_passes_in() {
     cmp "$REPO/lesson01" "$EMU_BUILD/lesson01"
 }
 
+@test "a checkout whose path has a space builds and runs a lesson and an exercise" {
+    # as a student's "~/My Courses/cuda-workbook": make and the scripts quote every path
+    local copy="$BATS_TEST_TMPDIR/My Courses/cuda-workbook"
+    mkdir -p "$copy"
+    git -C "$REPO" ls-files -z | (cd "$REPO" && xargs -0 tar -cf -) | tar -C "$copy" -xf -
+    cd "$copy"
+    run make --no-print-directory BACKEND=emu lesson01
+    assert_success
+    assert_line "built ./lesson01 (backend emu)"
+    run ./lesson01 -n 1k --reps 1 --warmup 0 --quiet-warnings
+    assert_success
+    assert_line "all 4 checks passed against the CPU reference: naive, optimized"
+    run make --no-print-directory BACKEND=emu exercise01
+    assert_failure
+    assert_line --partial "exercise01: not implemented yet"
+}
+
 @test "an unknown BACKEND is refused with the accepted values" {
     run make --no-print-directory BACKEND=opencl lesson01
     assert_failure

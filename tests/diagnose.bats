@@ -132,7 +132,7 @@ assert_race() {
 
 @test "make grade keeps one line per exercise and the CSV's five columns, the bug finder at the end of the detail" {
     local count
-    count=$(ls "$REPO"/lessons/*/lesson.conf | xargs grep -l '^EXERCISE *= *[^ ]' | wc -l)
+    count=$(grep -l '^EXERCISE *= *[^ ]' "$REPO"/lessons/*/lesson.conf | wc -l)
     assert_equal "$(grep -c '^exercise[0-9][0-9]  ' "$BATS_FILE_TMPDIR/grade.out")" "$count"
     assert_line "grade: 0 of $count exercises pass (bob; the CSV is $BATS_FILE_TMPDIR/grade.csv)"
     assert_equal "$(head -n 1 "$BATS_FILE_TMPDIR/grade.csv")" "student,exercise,result,detail,seconds"

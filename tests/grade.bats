@@ -19,7 +19,8 @@ grade() {
 # where MPI is not installed (make builds none of it then).
 exercise_numbers() {
     local conf
-    for conf in $(ls "$REPO"/lessons/*/lesson.conf | xargs grep -l '^EXERCISE *= *[^ ]'); do
+    for conf in "$REPO"/lessons/*/lesson.conf; do
+        grep -q '^EXERCISE *= *[^ ]' "$conf" || continue
         grep -q '^MPI *= *yes' "$conf" && ! command -v "${MPICXX:-mpicxx}" >/dev/null && continue
         sed 's|.*/lessons/\([0-9][0-9]\)-.*|\1|' <<<"$conf"
     done

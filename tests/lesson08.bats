@@ -320,7 +320,9 @@ run_mutated_lesson() {
 run_mutated_solution() {
     use_gpu_build
     [ "$BUILD" = "$EMU_BUILD" ] || skip "mutants are built with the emulator"
-    EMUCC_FLAGS="-I$REPO/lessons/08-sobel" build_mutant solutions/08-sobel/exercise.cu "$1" \
+    # a relative -I: EMUCC_FLAGS is split at spaces, and the repository's path may have some
+    cd "$REPO"
+    EMUCC_FLAGS="-Ilessons/08-sobel" build_mutant solutions/08-sobel/exercise.cu "$1" \
         "$BATS_TEST_TMPDIR/mutant" lessons/08-sobel/exercise_check.cu
     run "$BATS_TEST_TMPDIR/mutant"
 }
