@@ -6,6 +6,20 @@ setup() {
     cd "$REPO"
 }
 
+# nvcc_builds_every_lesson_with CC BUILD: nvcc, with CC as its host compiler, builds every lesson
+# into BUILD without a warning; on a GPU they pass at their contract sizes.
+nvcc_builds_every_lesson_with() {
+    local build=$2 targets=() lesson
+    for lesson in $(lesson_programs); do targets+=("$build/$lesson"); done
+    run make --no-print-directory -j2 BACKEND=cuda CC="$1" BUILD="$build" "${targets[@]}"
+    assert_success
+    assert_output --partial " -ccbin $1 "
+    ! grep -q 'warning' <<<"$output" || fail "warnings: $(grep 'warning' <<<"$output" | head -n 5)"
+    use_gpu_build
+    [ "$BUILD" = "$CUDA_BUILD" ] || return 0
+    every_lesson_passes_in "$build"
+}
+
 # every_lesson_passes_in BUILD: each lesson program built into BUILD passes at its contract size.
 every_lesson_passes_in() {
     local lesson
@@ -133,16 +147,7 @@ every_lesson_passes_in() {
 @test "with clang as nvcc's host compiler (CC=clang) every lesson builds without a warning" {
     command -v clang >/dev/null || skip "clang is not installed"
     command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "nvcc is not installed"
-    local build="$BATS_TEST_TMPDIR/cuda-clang" targets=() lesson
-    for lesson in $(lesson_programs); do targets+=("$build/$lesson"); done
-    run make --no-print-directory -j2 BACKEND=cuda CC=clang BUILD="$build" "${targets[@]}"
-    assert_success
-    assert_output --partial " -ccbin clang "
-    ! grep -q 'warning' <<<"$output" || fail "warnings: $(grep 'warning' <<<"$output" | head -n 5)"
-    # and on a GPU they run
-    use_gpu_build
-    [ "$BUILD" = "$CUDA_BUILD" ] || return 0
-    every_lesson_passes_in "$build"
+    nvcc_builds_every_lesson_with clang "$BATS_TEST_TMPDIR/cuda-clang"
 }
 
 @test "with GCC 11, Ubuntu 22.04's compiler, every lesson builds for the emulator and for nvcc, and passes" {
@@ -157,15 +162,7 @@ every_lesson_passes_in() {
     readelf -p .comment "$build/lesson01" | grep -q 'GCC: .* 11\.' || fail "lesson01 was not compiled by GCC 11"
     every_lesson_passes_in "$build"
     command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || return 0
-    build="$BATS_TEST_TMPDIR/cuda-gcc11" targets=()
-    for lesson in $(lesson_programs); do targets+=("$build/$lesson"); done
-    run make --no-print-directory -j2 BACKEND=cuda CC=gcc-11 BUILD="$build" "${targets[@]}"
-    assert_success
-    assert_output --partial " -ccbin gcc-11 "
-    ! grep -q 'warning' <<<"$output" || fail "warnings: $(grep 'warning' <<<"$output" | head -n 5)"
-    use_gpu_build
-    [ "$BUILD" = "$CUDA_BUILD" ] || return 0
-    every_lesson_passes_in "$build"
+    nvcc_builds_every_lesson_with gcc-11 "$BATS_TEST_TMPDIR/cuda-gcc11"
 }
 
 @test "make exercise01 checks the student's file and fails while it is not implemented" {
