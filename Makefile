@@ -282,7 +282,8 @@ else
 	@echo "nvcc not found: skipping the nvcc builds (the emulator tests still run)"
 endif
 	@mkdir -p build
-	@set -o pipefail; WORKBOOK_EMU_BUILD=build/emu WORKBOOK_CUDA_BUILD=build/cuda-sm$(CUDA_ARCH) \
+# LC_ALL=C: the tests read numbers, and compilers' messages, as C's locale writes them
+	@set -o pipefail; export LC_ALL=C; WORKBOOK_EMU_BUILD=build/emu WORKBOOK_CUDA_BUILD=build/cuda-sm$(CUDA_ARCH) \
 	  WORKBOOK_GPU_COUNT=$(GPU_COUNT) bats --tap tests | tee build/tests.tap; \
 	  status=$$?; \
 	  if command -v clang++ >/dev/null; then \

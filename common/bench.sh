@@ -33,6 +33,7 @@
 # check failed or a program failed in another way; 2 usage.
 
 set -u
+export LC_ALL=C # numbers with a decimal point in every locale (awk in de_DE reads 1.5 as 1)
 program=bench.sh
 # Open MPI refuses to start ranks as root unless told twice (a lab container
 # runs as root): lesson 09's LAUNCH, here only.

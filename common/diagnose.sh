@@ -27,6 +27,7 @@
 # Exit status: 0, also when nothing was found; 2 usage.
 
 set -u
+export LC_ALL=C # compilers' messages in English in every locale: they are read for "error"
 program=diagnose.sh
 one_line=0
 if [ "${1:-}" = --one-line ]; then

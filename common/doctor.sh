@@ -20,6 +20,9 @@
 #
 # The full report ends with the same line, after "summary: ".
 
+# in English in every locale: the compilers' messages, which the checks below read for "error"
+export LC_ALL=C
+
 NVCC=${NVCC:-nvcc}
 problems=0
 problem_names=""  # short, for the one-line summary

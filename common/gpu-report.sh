@@ -55,6 +55,7 @@
 # emulator, shown) and every lesson was built; 1 otherwise.
 
 set -u
+export LC_ALL=C # numbers with a decimal point in every locale (awk in de_DE reads 1.5 as 1)
 program=gpu-report.sh
 . "$(dirname "$0")/lesson-setting.sh"
 cd "$(dirname "$0")/.." || exit 1

@@ -44,6 +44,7 @@
 # Exit status: 0 when every exercise passes, 1 otherwise, 2 usage.
 
 set -u
+export LC_ALL=C # compilers' messages in English in every locale: they are read for "error"
 program=grade.sh
 
 BACKEND=${BACKEND:-emu}

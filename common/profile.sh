@@ -17,6 +17,7 @@
 # Exit status: 0 when every program ran and passed, 1 otherwise, 2 usage.
 
 set -u
+export LC_ALL=C # numbers with a decimal point in every locale (awk in de_DE reads 1.5 as 1)
 program=profile.sh
 build=${PROFILE_BUILD:-build/emu-profile}
 tool=${PROFILE_TOOL:-emu}

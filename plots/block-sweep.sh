@@ -22,6 +22,7 @@
 # and says that no chart was drawn: a GPU machine need not have gnuplot.
 # Needs: a POSIX shell, awk; gnuplot 5 for the chart.
 set -u
+export LC_ALL=C # numbers with a decimal point in every locale (awk in de_DE reads 1.5 as 1)
 program_name=block-sweep.sh
 [ $# -ge 2 ] || { echo "usage: sh plots/block-sweep.sh PROGRAM OUT_DIR [PROGRAM OPTIONS...]" >&2; exit 2; }
 lesson=$1

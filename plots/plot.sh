@@ -30,6 +30,7 @@
 # Needs: a POSIX shell, awk, gnuplot 5.
 
 set -u
+export LC_ALL=C # numbers with a decimal point in every locale (awk in de_DE reads 1.5 as 1)
 program=plot.sh
 plot_dir=$(dirname "$0")
 tab=$(printf '\t')

@@ -145,6 +145,16 @@ cpu/host/4099"
     assert_output --partial "noisy: naive kernel n=1000 spread 12.50%"
 }
 
+@test "bench.sh flags a spread of 5.5% in a locale whose decimal mark is a comma too" {
+    # awk in de_DE would read 5.50 as 5, which is not above 5
+    use_comma_locale
+    fake_build
+    LOCPATH="$LOCALES" LC_ALL=de_DE.UTF-8 FAKE_SPREAD=5.50 BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" \
+        BENCH_SIZES="1k" BENCH_RESULTS_DIR="$results" run sh common/bench.sh lesson01
+    assert_success
+    assert_output --partial "noisy: naive kernel n=1000 spread 5.50%"
+}
+
 @test "a failed check is reported and makes bench.sh fail" {
     fake_build
     FAKE_CHECK=FAIL FAKE_EXIT=1 BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" BENCH_SIZES="1k" \

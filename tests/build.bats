@@ -361,6 +361,16 @@ every_lesson_passes_in() {
     refute_output --partial "nvcc cannot build"
 }
 
+@test "every script that runs awk sets its locale, so that its numbers read alike everywhere" {
+    # (bench.bats and plots.bats show what goes wrong without: in de_DE awk reads 1.5 as 1)
+    local script count=0
+    for script in $(grep -l 'awk' common/*.sh plots/*.sh common/emu/emucc); do
+        grep -q '^export LC_ALL=C' "$script" || fail "$script runs awk in the user's locale"
+        count=$((count + 1))
+    done
+    [ "$count" -ge 6 ]
+}
+
 @test "the top level holds the course's layout and nothing else that git tracks" {
     # The layout README.md describes: Makefile, README.md, COURSE.md and the
     # folders below; a program or a note left at the top level would be the

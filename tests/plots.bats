@@ -44,6 +44,24 @@ is_png() {
     done
 }
 
+@test "make plots draws the same charts in a locale whose decimal mark is a comma" {
+    needs_gnuplot
+    load test_helper
+    use_comma_locale
+    run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"
+    assert_success
+    local in_c=$output
+    LOCPATH="$LOCALES" LC_ALL=de_DE.UTF-8 run sh plots/plot.sh "$BATS_TEST_TMPDIR/de" "$fixtures/test-gpu-a.csv"
+    assert_success
+    assert_equal "${output//$BATS_TEST_TMPDIR\/de/$out}" "$in_c"
+    local chart count=0
+    for chart in "$out"/*.svg; do
+        cmp "$chart" "$BATS_TEST_TMPDIR/de/${chart##*/}" || fail "${chart##*/} differs in de_DE"
+        count=$((count + 1))
+    done
+    [ "$count" -ge 10 ]
+}
+
 @test "chart titles name the lesson and the device" {
     needs_gnuplot
     run sh plots/plot.sh "$out" "$fixtures/test-gpu-a.csv"

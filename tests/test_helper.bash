@@ -24,6 +24,19 @@ GPU_COUNT="${WORKBOOK_GPU_COUNT:-$([ -n "$DETECTED_ARCH" ] && nvidia-smi -L 2>/d
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
+# use_comma_locale: makes a German locale, whose decimal mark is a comma, for the commands a
+# test then runs with LOCPATH="$LOCALES" LC_ALL=de_DE.UTF-8 (built from glibc's sources into the
+# test's folder: no root needed). awk there reads 1.5 as 1 and prints 1,5, so a script that
+# does not set its own locale gets its numbers wrong. Skips where it cannot be built.
+use_comma_locale() {
+    LOCALES="$BATS_FILE_TMPDIR/locales"
+    mkdir -p "$LOCALES"
+    [ -d "$LOCALES/de_DE.UTF-8" ] || localedef -i de_DE -f UTF-8 "$LOCALES/de_DE.UTF-8" >/dev/null 2>&1 ||
+        skip "no German locale to build here (localedef, and the locales package for its sources)"
+    [ "$(echo 1.5 | LOCPATH="$LOCALES" LC_ALL=de_DE.UTF-8 awk '{ print $1 + 1 }')" = 2 ] ||
+        skip "this awk reads numbers alike in every locale: nothing to show"
+}
+
 # Sets BUILD to the build whose GPU variants can run here: the real GPU's when
 # there is one, else the emulator's. Skips the test, saying why, when there is
 # neither. (Called on its own line: a skip inside $(...) would skip nothing.)
