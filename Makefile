@@ -371,8 +371,9 @@ help:
 	@echo "  grade          build and check every exercise: PASS / FAIL / not implemented / does not"
 	@echo "                 compile, a FAIL's bug finder line, a total and $(GRADE_CSV); GRADE_FROM=DIR"
 	@echo "                 grades a student's lessons/"
-	@echo "  doctor         check this machine: nvcc, driver, GPUs, the architecture built for;"
-	@echo "                 BRIEF=1: one line (host, ready or not, GPU, CUDA, tests), for a room of machines"
+	@echo "  doctor         check this machine: nvcc, the host compiler and its OpenMP, driver, GPUs,"
+	@echo "                 the architecture built for; BRIEF=1: one line (host, ready or not, GPU,"
+	@echo "                 CUDA, tests), for a room of machines"
 	@echo "  clean          remove build/ and the lesson programs"
 	@echo ""
 	@echo "variables (make VAR=value ...), now:"
@@ -382,6 +383,7 @@ help:
 	  "NVCC=$(NVCC)" "" \
 	  "MPICXX=$(MPICXX)" "Open MPI's compiler wrapper: its flags build lesson09" \
 	  "CC=..." "host compiler for the CPU code (nvcc -ccbin), e.g. CC=gcc-12" \
+	  "CXX=..." "host compiler for the emulator (emucc), e.g. CXX=clang++" \
 	  "CFLAGS=$(CFLAGS)" "" \
 	  "NVCCFLAGS=$(NVCCFLAGS)" "" \
 	  "SANITIZE=1" "build with the emulator's --sanitize checks, into build/emu-sanitize" \

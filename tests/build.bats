@@ -33,7 +33,7 @@ every_lesson_passes_in() {
 @test "make help lists the targets and the variables a user may set" {
     run make --no-print-directory help
     assert_success
-    for word in lessonNN exerciseNN solutionNN test doctor clean BACKEND= CUDA_ARCH= NVCC= CC= CFLAGS= NVCCFLAGS= \
+    for word in lessonNN exerciseNN solutionNN test doctor clean BACKEND= CUDA_ARCH= NVCC= CC= CXX= CFLAGS= NVCCFLAGS= \
         SANITIZE= GRADE_FROM= GRADE_STUDENT= GRADE_CSV= GRADE_TIMEOUT=; do
         assert_output --partial "$word"
     done
