@@ -216,7 +216,22 @@ exercise%:
 solution%:
 	@echo "make: there is no $@: the solutions are $(SOLUTIONS) (make help lists every target)" >&2; exit 2
 
-$(BUILD)/%.o: %.cu $(COMPILE_DEPENDENCIES)
+# What the objects in $(BUILD) are compiled with: the compiler, its flags, and the host
+# compiler a user named (CC for nvcc, CXX for the emulator). The file is written anew when
+# that changes, and every object depends on it, so that make CXX=clang++ or make CFLAGS=-O0
+# after a build compiles again instead of linking the objects of the last settings.
+BUILD_SETTINGS := $(BUILD)/settings.txt
+HOST_COMPILER_NAMED := $(if $(filter cuda,$(BACKEND)),CC=$(if $(filter default,$(origin CC)),,$(CC)),CXX=$(if $(filter default,$(origin CXX)),,$(CXX)))
+BUILD_SETTINGS_TEXT := $(COMPILER) $(ALL_FLAGS) $(HOST_COMPILER_NAMED)
+# (not for make help, doctor or clean, which compile nothing, nor with a compiler that is not
+# there, as in make BACKEND=cuda NVCC=/wrong/path, which stops before building)
+ifneq ($(and $(filter-out help doctor clean,$(or $(MAKECMDGOALS),all)),$(shell command -v $(COMPILER))),)
+  ifneq ($(shell cat $(BUILD_SETTINGS) 2>/dev/null),$(strip $(BUILD_SETTINGS_TEXT)))
+    $(shell mkdir -p $(BUILD) && printf '%s\n' '$(strip $(BUILD_SETTINGS_TEXT))' > $(BUILD_SETTINGS))
+  endif
+endif
+
+$(BUILD)/%.o: %.cu $(COMPILE_DEPENDENCIES) $(BUILD_SETTINGS)
 	@mkdir -p $(dir $@)
 	$(COMPILER) $(ALL_FLAGS) $(LESSON_INCLUDE) $(LESSON_FLAGS) -MMD -MP -c $< -o $@
 

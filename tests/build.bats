@@ -65,6 +65,25 @@ every_lesson_passes_in() {
     assert_line --partial "exercise01: not implemented yet"
 }
 
+@test "a build with other flags or another host compiler compiles again; the same settings compile nothing" {
+    local build="$BATS_TEST_TMPDIR/settings"
+    run make --no-print-directory BACKEND=emu BUILD="$build" "$build/lesson01"
+    assert_success
+    assert_output --partial "-c lessons/01-vector-add/vector_add.cu"
+    run make --no-print-directory BACKEND=emu BUILD="$build" "$build/lesson01"
+    assert_success
+    refute_output --partial " -c "
+    run make --no-print-directory BACKEND=emu BUILD="$build" CFLAGS="-O1 -Wall" "$build/lesson01"
+    assert_success
+    assert_output --regexp "-Xcompiler -O1,-Wall,-fopenmp -Icommon +-MMD -MP -c lessons/01-vector-add/vector_add.cu"
+    assert_output --partial "-c common/workbook.cu"
+    command -v clang++ >/dev/null || return 0
+    run make --no-print-directory BACKEND=emu BUILD="$build" CXX=clang++ "$build/lesson01"
+    assert_success
+    assert_output --partial "-c lessons/01-vector-add/vector_add.cu"
+    readelf -p .comment "$build/lesson01" | grep -q 'clang version' || fail "lesson01 was not rebuilt by clang++"
+}
+
 @test "an unknown BACKEND is refused with the accepted values" {
     run make --no-print-directory BACKEND=opencl lesson01
     assert_failure
