@@ -301,10 +301,11 @@ endif
 	@set -o pipefail; export LC_ALL=C; WORKBOOK_EMU_BUILD=build/emu WORKBOOK_CUDA_BUILD=build/cuda-sm$(CUDA_ARCH) \
 	  WORKBOOK_GPU_COUNT=$(GPU_COUNT) bats --tap tests | tee build/tests.tap; \
 	  status=$$?; \
-	  if command -v clang++ >/dev/null; then \
+	  if printf '#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n' | \
+	     clang++ -fopenmp -x c++ - -o build/openmp-probe 2>/dev/null; then \
 	    echo "# the emulator's tests again, with clang++ as emucc's host compiler"; \
 	    EMU_CXX=clang++ bats --tap tests/emu.bats | tee -a build/tests.tap || status=1; \
-	  else echo "clang++ not found: the emulator's tests ran with g++ only"; fi; \
+	  else echo "clang++ with OpenMP (clang, libomp-dev) not found: the emulator's tests ran with g++ only"; fi; \
 	  sh common/tap-summary.sh build/tests.tap; exit $$status
 
 # make sanitize: every lesson at a small size under the bug finders. On a GPU:

@@ -77,7 +77,7 @@ every_lesson_passes_in() {
     assert_success
     assert_output --regexp "-Xcompiler -O1,-Wall,-fopenmp -Icommon +-MMD -MP -c lessons/01-vector-add/vector_add.cu"
     assert_output --partial "-c common/workbook.cu"
-    command -v clang++ >/dev/null || return 0
+    clang_has_openmp || return 0
     run make --no-print-directory BACKEND=emu BUILD="$build" CXX=clang++ "$build/lesson01"
     assert_success
     assert_output --partial "-c lessons/01-vector-add/vector_add.cu"
@@ -132,7 +132,7 @@ every_lesson_passes_in() {
 }
 
 @test "every lesson builds with clang++ as the emulator's host compiler and passes at its contract size" {
-    command -v clang++ >/dev/null || skip "clang++ is not installed"
+    needs_clang
     local build="$BATS_TEST_TMPDIR/clang" targets=() lesson
     for lesson in $(lesson_programs); do targets+=("$build/$lesson"); done
     # into a folder of its own: the g++ build in build/emu stays as it is
@@ -147,7 +147,7 @@ every_lesson_passes_in() {
     # a second C++ standard library: a file that uses a name its own includes do not declare,
     # counting on what GCC's headers happen to include (as newer GCCs include less: GCC 13's
     # <string> no longer brings <cstdint>), can fail here before it fails a student
-    command -v clang++ >/dev/null || skip "clang++ is not installed"
+    needs_clang
     clang++ -stdlib=libc++ -x c++ -fsyntax-only - <<<'#include <vector>' 2>/dev/null ||
         skip "LLVM's libc++ is not installed: sudo apt-get install libc++-dev libc++abi-dev"
     local build="$BATS_TEST_TMPDIR/libcxx" bin="$BATS_TEST_TMPDIR/bin" targets=() lesson
@@ -164,7 +164,7 @@ every_lesson_passes_in() {
 }
 
 @test "with clang as nvcc's host compiler (CC=clang) every lesson builds without a warning" {
-    command -v clang >/dev/null || skip "clang is not installed"
+    needs_clang
     command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "nvcc is not installed"
     nvcc_builds_every_lesson_with clang "$BATS_TEST_TMPDIR/cuda-clang"
 }

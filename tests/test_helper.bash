@@ -24,6 +24,19 @@ GPU_COUNT="${WORKBOOK_GPU_COUNT:-$([ -n "$DETECTED_ARCH" ] && nvidia-smi -L 2>/d
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
+# clang_has_openmp: whether clang and clang++ are installed and build an OpenMP program, which
+# every lesson's CPU version is (clang's OpenMP is LLVM's libomp, from libomp-dev).
+clang_has_openmp() {
+    command -v clang++ >/dev/null && command -v clang >/dev/null &&
+        printf '#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n' |
+        clang++ -fopenmp -x c++ - -o "$BATS_TEST_TMPDIR/openmp-probe" 2>/dev/null
+}
+# needs_clang: skips the test, saying what to install, unless clang_has_openmp.
+needs_clang() {
+    command -v clang++ >/dev/null || skip "clang++ is not installed"
+    clang_has_openmp || skip "clang++ builds no OpenMP program here: sudo apt-get install libomp-dev"
+}
+
 # use_comma_locale: makes a German locale, whose decimal mark is a comma, for the commands a
 # test then runs with LOCPATH="$LOCALES" LC_ALL=de_DE.UTF-8 (built from glibc's sources into the
 # test's folder: no root needed). awk there reads 1.5 as 1 and prints 1,5, so a script that
