@@ -43,10 +43,17 @@ next_step() { printf '%-14s -> %s\n' "" "$1"; }
 echo "CUDA C Workbook: checking this machine"
 echo
 
-if command -v "$NVCC" >/dev/null 2>&1; then
-    nvcc_cuda=$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+nvcc_version=$("$NVCC" --version 2>&1)
+nvcc_cuda=$(echo "$nvcc_version" | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+if command -v "$NVCC" >/dev/null 2>&1 && [ -n "$nvcc_cuda" ]; then
     say "nvcc" "CUDA $nvcc_cuda ($(command -v "$NVCC"))"
     nvcc_ok=1
+elif command -v "$NVCC" >/dev/null 2>&1; then
+    # there, but it does not run: a toolkit removed under a link or a wrapper left behind
+    say "nvcc" "$(command -v "$NVCC") does not run: $(echo "$nvcc_version" | head -n 1)"
+    next_step "reinstall the CUDA Toolkit, or name a working nvcc (make NVCC=/usr/local/cuda/bin/nvcc),"
+    next_step "or use the CPU emulator, which needs only g++: make BACKEND=emu lesson01"
+    nvcc_cuda="" nvcc_ok=0
 else
     say "nvcc" "not found (NVCC=$NVCC)"
     next_step "install the CUDA Toolkit and add its bin/ to PATH (export PATH=/usr/local/cuda/bin:\$PATH),"

@@ -316,6 +316,22 @@ every_lesson_passes_in() {
     assert_output --regexp "^$(uname -n) +NOT READY \(no nvcc\)  .*  CUDA -  tests: "
 }
 
+@test "make doctor names an nvcc that is there but does not run, and the emulator, which needs none" {
+    # as a wrapper or link left behind when the toolkit it pointed at was removed
+    local bin="$BATS_TEST_TMPDIR/bin"
+    mkdir -p "$bin"
+    printf '%s\n' '#!/bin/sh' 'echo "exec: /opt/cuda-12.0/bin/nvcc: not found" >&2' 'exit 127' >"$bin/nvcc"
+    chmod +x "$bin/nvcc"
+    NVCC="$bin/nvcc" BACKEND=cuda CUDA_ARCH=90 run sh common/doctor.sh
+    assert_failure 1
+    assert_line "nvcc           $bin/nvcc does not run: exec: /opt/cuda-12.0/bin/nvcc: not found"
+    assert_line --partial "-> or use the CPU emulator, which needs only g++: make BACKEND=emu lesson01"
+    assert_line --regexp "^summary: .* NOT READY \(no nvcc\)  .*  CUDA -  tests: "
+    NVCC="$bin/nvcc" BACKEND=emu CUDA_ARCH=75 run sh common/doctor.sh
+    assert_success
+    refute_output --partial "nvcc cannot build"
+}
+
 @test "make doctor names gnuplot as missing, with the line that installs it" {
     local bin="$BATS_TEST_TMPDIR/bin"
     mkdir -p "$bin"
