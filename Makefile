@@ -208,12 +208,15 @@ lesson$(call lesson_number,$(1)) exercise$(call lesson_number,$(1)) solution$(ca
 endef
 $(foreach dir,$(UNBUILDABLE_DIRS),$(eval $(call unbuildable_rules,$(dir))))
 
-# make lesson99, exercise42: say what there is instead of "No rule to make target".
-lesson%:
+# make lesson99, exercise42: say what there is instead of "No rule to make target". Rules for
+# the goals typed, not patterns: a pattern such as exercise% would also match the dependency
+# files in build/ (.../exercise.d), which make -B remakes.
+UNKNOWN_GOALS := $(filter-out $(LESSONS) $(EXERCISES) $(SOLUTIONS),$(filter lesson% exercise% solution%,$(MAKECMDGOALS)))
+$(filter lesson%,$(UNKNOWN_GOALS)):
 	@echo "make: there is no $@: the lessons are $(LESSONS) (make help lists every target)" >&2; exit 2
-exercise%:
+$(filter exercise%,$(UNKNOWN_GOALS)):
 	@echo "make: there is no $@: the exercises are $(EXERCISES) (make help lists every target)" >&2; exit 2
-solution%:
+$(filter solution%,$(UNKNOWN_GOALS)):
 	@echo "make: there is no $@: the solutions are $(SOLUTIONS) (make help lists every target)" >&2; exit 2
 
 # What the objects in $(BUILD) are compiled with: the compiler, its flags, and the host
