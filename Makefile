@@ -211,7 +211,10 @@ $(foreach dir,$(UNBUILDABLE_DIRS),$(eval $(call unbuildable_rules,$(dir))))
 # make lesson99, exercise42: say what there is instead of "No rule to make target". Rules for
 # the goals typed, not patterns: a pattern such as exercise% would also match the dependency
 # files in build/ (.../exercise.d), which make -B remakes.
-UNKNOWN_GOALS := $(filter-out $(LESSONS) $(EXERCISES) $(SOLUTIONS),$(filter lesson% exercise% solution%,$(MAKECMDGOALS)))
+# (a lesson that cannot be built here is known: its rules above say what it needs)
+KNOWN_GOALS := $(LESSONS) $(EXERCISES) $(SOLUTIONS) \
+  $(foreach dir,$(UNBUILDABLE_DIRS),exercise$(call lesson_number,$(dir)) solution$(call lesson_number,$(dir)))
+UNKNOWN_GOALS := $(filter-out $(KNOWN_GOALS),$(filter lesson% exercise% solution%,$(MAKECMDGOALS)))
 $(filter lesson%,$(UNKNOWN_GOALS)):
 	@echo "make: there is no $@: the lessons are $(LESSONS) (make help lists every target)" >&2; exit 2
 $(filter exercise%,$(UNKNOWN_GOALS)):
