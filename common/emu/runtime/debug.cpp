@@ -276,6 +276,63 @@ void guarded_free(void* ptr) {
 // ---- Fault and watchdog handlers -------------------------------------------------------------------
 namespace {
 
+// What the processor tells the signal handler about a memory fault: whether the instruction
+// read or wrote ("access" where it does not say), and where the instruction is (nullptr where
+// unknown). Each processor keeps these in its own place in the signal's context.
+#if defined(__aarch64__)
+// The kernel appends records to an aarch64 signal frame (asm/sigcontext.h). The one tagged
+// ESR_MAGIC holds the exception syndrome: for a data abort (exception class 0x24 or 0x25) its
+// bit 6, WnR, is set for a write.
+struct aarch64_record {
+    uint32_t magic, size;
+};
+const uint32_t aarch64_esr_magic = 0x45535201;
+
+bool aarch64_syndrome(void* context, uint64_t* syndrome) {
+    const unsigned char* records = ((ucontext_t*)context)->uc_mcontext.__reserved;
+    size_t offset = 0, room = sizeof ((ucontext_t*)context)->uc_mcontext.__reserved;
+    while (offset + sizeof(aarch64_record) <= room) {
+        aarch64_record head;
+        memcpy(&head, records + offset, sizeof head);
+        if (head.magic == 0 || head.size < sizeof head || head.size > room - offset) return false;
+        if (head.magic == aarch64_esr_magic && head.size >= sizeof head + sizeof *syndrome) {
+            memcpy(syndrome, records + offset + sizeof head, sizeof *syndrome);
+            return true;
+        }
+        offset += head.size;
+    }
+    return false;
+}
+#endif
+
+const char* fault_access(void* context) {
+#if defined(__x86_64__) && defined(REG_ERR)
+    // Bit 1 of the page-fault error code is set for writes.
+    return (((ucontext_t*)context)->uc_mcontext.gregs[REG_ERR] & 2) ? "write" : "read";
+#elif defined(__aarch64__)
+    uint64_t syndrome;
+    unsigned exception_class = 0;
+    if (aarch64_syndrome(context, &syndrome)) exception_class = (unsigned)(syndrome >> 26) & 0x3f;
+    if (exception_class == 0x24 || exception_class == 0x25)
+        return (syndrome >> 6) & 1 ? "write" : "read";
+    return "access";
+#else
+    (void)context;
+    return "access";
+#endif
+}
+
+const void* fault_pc(void* context) {
+#if defined(__x86_64__) && defined(REG_RIP)
+    return (const void*)((ucontext_t*)context)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (const void*)((ucontext_t*)context)->uc_mcontext.pc;
+#else
+    (void)context;
+    return nullptr;
+#endif
+}
+
 void report_fault(int signal_number, siginfo_t* info, void* context) {
     char where_text[256];
     describe(current_location(), where_text, sizeof where_text);
@@ -284,13 +341,7 @@ void report_fault(int signal_number, siginfo_t* info, void* context) {
     if (signal_number == SIGILL) fatal("illegal instruction in %s", where_text);
     if (signal_number == SIGABRT) fatal("the program aborted (a failed assert?) in %s", where_text);
 
-    const char* access = "access";
-#if defined(__x86_64__) && defined(REG_ERR)
-    // Bit 1 of the page-fault error code is set for writes.
-    access = (((ucontext_t*)context)->uc_mcontext.gregs[REG_ERR] & 2) ? "write" : "read";
-#else
-    (void)context;
-#endif
+    const char* access = fault_access(context);
     int stacks = stack_guard_count.load();
     for (int i = 0; i < stacks; i++)
         if (address >= stack_guards[i].page && address < stack_guards[i].page + stack_guards[i].size)
@@ -307,12 +358,10 @@ void report_fault(int signal_number, siginfo_t* info, void* context) {
                   "already freed (cudaFree or cudaFreeAsync), in %s",
                   access, offset, g.size, g.file, g.line, where_text);
         char relation[64], line[1100];
-#if defined(__x86_64__) && defined(REG_RIP)
-        code_line((const void*)((ucontext_t*)context)->uc_mcontext.gregs[REG_RIP], false, line,
-                  sizeof line);
-#else
-        snprintf(line, sizeof line, "an unknown line");
-#endif
+        if (const void* pc = fault_pc(context))
+            code_line(pc, false, line, sizeof line);
+        else
+            snprintf(line, sizeof line, "an unknown line");
         if (offset < 0)
             snprintf(relation, sizeof relation, "%lld bytes before its start", -offset);
         else if (offset == (long long)g.size)
