@@ -1332,6 +1332,17 @@ double wb_sum_tolerance(double depth, double sum_abs)
     return depth * unit_roundoff * sum_abs;
 }
 
+double wb_largest_magnitude(const float *values, long long count)
+{
+    /* The largest of floats is a float, so float arithmetic gives it exactly.
+     * (The same loop in double, fmax(largest, fabs((double)x)), makes GCC 12
+     * for 64-bit Arm crash at -O3: Raspberry Pi OS's compiler.) */
+    float largest = 0.0f;
+    for (long long i = 0; i < count; i++)
+        largest = fmaxf(largest, fabsf(values[i]));
+    return largest;
+}
+
 static long long row_length_of(const wb_buffer *buffer, const wb_shape *shape)
 {
     if (buffer->row_length)

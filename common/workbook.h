@@ -31,6 +31,7 @@
  *   wb_choose_part()         a program of several lessons (parts), picked by --part
  *   wb_data                  what a variant's run function receives
  *   wb_sum_tolerance()       the tolerance of a sum added in another order
+ *   wb_largest_magnitude()   max |x| of a float array, for a tolerance
  *   wb_measured_ms(), wb_note()  a row's median, and a line under the table (finish)
  *   wb_timeline, wb_span_*   spans of work on streams, drawn under the table
  *   wb_usage_error()         a bad input the lesson finds itself: one line, exit 2
@@ -306,6 +307,10 @@ void wb_default_runs(int reps, int warmup);
  * sum of n terms has depth n - 1; a tree of blocks has depth about log2(n)
  * plus the terms each thread adds alone. Returns that bound as an atol. */
 double wb_sum_tolerance(double depth, double sum_abs);
+
+/* The largest |x| of count floats (0 for none; NaNs are skipped): the scale a
+ * tolerance is measured against. */
+double wb_largest_magnitude(const float *values, long long count);
 
 /* ---- after the table: what the rows add up to ------------------------------ */
 

@@ -184,6 +184,40 @@ every_lesson_passes_in() {
     nvcc_builds_every_lesson_with gcc-11 "$BATS_TEST_TMPDIR/cuda-gcc11"
 }
 
+@test "on a 64-bit Arm CPU (a Raspberry Pi, Graviton, Grace) the lessons build, pass, and an overrun names its line" {
+    # Built with Debian's cross compiler (GCC 12, as on Raspberry Pi OS) and run by qemu, which
+    # emulates the Arm CPU: the emulator's fiber switch and fault handler have code of their own
+    # for it, and the compiler its own bugs
+    command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64 >/dev/null ||
+        skip "no Arm cross compiler and qemu: sudo apt-get install g++-aarch64-linux-gnu qemu-user"
+    export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu # where qemu finds the Arm C library
+    local build="$BATS_TEST_TMPDIR/aarch64" targets=() lessons=() lesson
+    # the lessons that link a library of the machine's own (stb_image, MPI) need its Arm build too
+    for lesson in $(lesson_programs); do
+        [[ "$(lesson_setting "$lesson" LIBS)" == *-lstb* ]] && continue
+        [ "$(lesson_setting "$lesson" MPI)" = yes ] && continue
+        lessons+=("$lesson") targets+=("$build/$lesson")
+    done
+    [ "${#lessons[@]}" -ge 6 ] || fail "only ${lessons[*]} to build"
+    CXX=aarch64-linux-gnu-g++ run make --no-print-directory -j2 BACKEND=emu BUILD="$build" "${targets[@]}"
+    assert_success
+    ! grep -q 'warning:' <<<"$output" || fail "$(grep 'warning:' <<<"$output" | head -n 5)"
+    file "$build/lesson01" | grep -q 'ARM aarch64' || fail "lesson01 is not an Arm program: $(file "$build/lesson01")"
+    for lesson in "${lessons[@]}"; do
+        run "$build/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --quiet-warnings
+        assert_success
+        assert_line --regexp "^all [0-9]+ checks passed against the CPU reference: "
+    done
+    # guard mode reads the faulting instruction's address from the Arm signal frame. Whether it
+    # wrote is in the frame's syndrome record, which Linux writes and qemu does not: "access"
+    local line
+    line=$(grep -n -F "if (i <= n)" tests/emu/bug_out_of_bounds.cu | cut -d: -f1)
+    CXX=aarch64-linux-gnu-g++ common/emu/emucc -g -o "$build/bug_out_of_bounds" tests/emu/bug_out_of_bounds.cu
+    CUDA_EMU_GUARD=1 run "$build/bug_out_of_bounds"
+    assert_failure 1
+    assert_output --regexp "cuda-emu: out-of-bounds (write|access) in kernel copy, block \(1,0,0\), thread \(36,0,0\) at tests/emu/bug_out_of_bounds.cu:$line: "
+}
+
 @test "make exercise01 checks the student's file and fails while it is not implemented" {
     [ -d "$EMU_BUILD" ] || skip "no emulator build"
     run make --no-print-directory BACKEND=emu exercise01

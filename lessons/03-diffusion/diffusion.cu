@@ -600,10 +600,7 @@ static double bytes_per_step(const wb_shape *shape)
  * two, stays within it; a wrong neighbour does not. */
 static void steps_tolerance(const wb_data *data, double *atol, double *rtol)
 {
-    const float *initial = (const float *)data->host[INITIAL];
-    double largest = 0;
-    for (long long i = 0; i < data->shape.elements; i++)
-        largest = fmax(largest, fabs(initial[i]));
+    double largest = wb_largest_magnitude((const float *)data->host[INITIAL], data->shape.elements);
     *atol = (double)steps * largest / 16777216.0;
     *rtol = 0;
 }

@@ -851,15 +851,6 @@ static double sgemm_bytes(const wb_shape *s)
 /* a multiply and an add for each of the m x n x k terms */
 static double sgemm_flops(const wb_shape *s) { return 2.0 * s->m * s->n * s->k; }
 
-/* The largest magnitude in a float array. */
-static double largest_magnitude(const float *values, long long count)
-{
-    double largest = 0.0;
-    for (long long i = 0; i < count; i++)
-        largest = fmax(largest, fabs((double)values[i]));
-    return largest;
-}
-
 /* How far two float computations of C = A.B may differ. Each element is a sum
  * of k products a[i][p] * b[p][j]; summed in any order, with or without fused
  * multiply-adds, its rounding error is at most about k u sum_p |a[i][p] b[p][j]|
@@ -874,8 +865,8 @@ static double largest_magnitude(const float *values, long long count)
 static void product_tolerance(const wb_data *data, double *atol, double *rtol)
 {
     const wb_shape *s = &data->shape;
-    double largest = largest_magnitude((const float *)data->host[A], a_count(s)) *
-                     largest_magnitude((const float *)data->host[B], b_count(s));
+    double largest = wb_largest_magnitude((const float *)data->host[A], a_count(s)) *
+                     wb_largest_magnitude((const float *)data->host[B], b_count(s));
     *atol = 2.0 * wb_sum_tolerance((double)s->k, (double)s->k * largest);
     *rtol = 0.0;
 }
