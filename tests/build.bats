@@ -191,15 +191,21 @@ every_lesson_passes_in() {
     command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64 >/dev/null ||
         skip "no Arm cross compiler and qemu: sudo apt-get install g++-aarch64-linux-gnu qemu-user"
     export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu # where qemu finds the Arm C library
-    local build="$BATS_TEST_TMPDIR/aarch64" targets=() lessons=() lesson
-    # the lessons that link a library of the machine's own (stb_image, MPI) need its Arm build too
+    local build="$BATS_TEST_TMPDIR/aarch64" tools="$BATS_TEST_TMPDIR/aarch64-tools" targets=() lessons=() lesson
+    mkdir -p "$tools"
+    # Debian's libstb is built for this machine's CPU: lessons 02 and 08 link the same code, the
+    # headers' own, compiled for Arm. Lesson 09 would need an Arm MPI: it is left out.
+    printf '#define STB_IMAGE_IMPLEMENTATION\n#define STB_IMAGE_WRITE_IMPLEMENTATION\n#include <stb/stb_image.h>\n#include <stb/stb_image_write.h>\n' |
+        aarch64-linux-gnu-gcc -O2 -x c -c - -o "$tools/stb.o" && aarch64-linux-gnu-ar rcs "$tools/libstb.a" "$tools/stb.o"
+    # emucc runs CXX as one word: the cross compiler under its own name, which links there too
+    printf '#!/bin/sh\nexec aarch64-linux-gnu-g++ "$@" -L"%s"\n' "$tools" >"$tools/aarch64-linux-gnu-g++"
+    chmod +x "$tools/aarch64-linux-gnu-g++"
     for lesson in $(lesson_programs); do
-        [[ "$(lesson_setting "$lesson" LIBS)" == *-lstb* ]] && continue
         [ "$(lesson_setting "$lesson" MPI)" = yes ] && continue
         lessons+=("$lesson") targets+=("$build/$lesson")
     done
-    [ "${#lessons[@]}" -ge 6 ] || fail "only ${lessons[*]} to build"
-    CXX=aarch64-linux-gnu-g++ run make --no-print-directory -j2 BACKEND=emu BUILD="$build" "${targets[@]}"
+    [ "${#lessons[@]}" -ge 8 ] || fail "only ${lessons[*]} to build"
+    CXX="$tools/aarch64-linux-gnu-g++" run make --no-print-directory -j2 BACKEND=emu BUILD="$build" "${targets[@]}"
     assert_success
     ! grep -q 'warning:' <<<"$output" || fail "$(grep 'warning:' <<<"$output" | head -n 5)"
     file "$build/lesson01" | grep -q 'ARM aarch64' || fail "lesson01 is not an Arm program: $(file "$build/lesson01")"
@@ -208,6 +214,10 @@ every_lesson_passes_in() {
         assert_success
         assert_line --regexp "^all [0-9]+ checks passed against the CPU reference: "
     done
+    # a photograph, read, converted and written on Arm: the same bytes as the course's own
+    run "$build/lesson02" --image data/astronaut.png --output "$tools/gray.png" --reps 1 --warmup 0 --quiet-warnings
+    assert_success
+    cmp "$tools/gray.png" data/astronaut-gray.png
     # guard mode reads the faulting instruction's address from the Arm signal frame. Whether it
     # wrote is in the frame's syndrome record, which Linux writes and qemu does not: "access"
     local line
