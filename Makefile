@@ -195,7 +195,7 @@ exercise$(call lesson_number,$(1)): check-compiler $(BUILD)/exercise$(call lesso
 	  exit $$$$status
 
 solution$(call lesson_number,$(1)): check-compiler $(BUILD)/solution$(call lesson_number,$(1))
-	@WORKBOOK_MAKE_TARGET=$$@ ./$(BUILD)/solution$(call lesson_number,$(1))
+	@WORKBOOK_MAKE_TARGET=$$@ $(BUILD)/solution$(call lesson_number,$(1))
 endef
 
 $(foreach dir,$(BUILDABLE_DIRS),$(eval $(call lesson_rules,$(dir))))

@@ -240,6 +240,11 @@ every_lesson_passes_in() {
     run make --no-print-directory BACKEND=emu solution01
     assert_success
     assert_output --partial "exercise01: PASS (all 10 sizes)"
+    # a build folder named by its full path, as the tests name theirs
+    run make --no-print-directory BACKEND=emu BUILD="$BATS_TEST_TMPDIR/build" solution01 exercise01
+    assert_failure
+    assert_output --partial "exercise01: PASS (all 10 sizes)"
+    assert_output --partial "exercise01: not implemented"
 }
 
 @test "make solutionNN without a GPU tells to build solutionNN for the emulator, not the exercise" {
