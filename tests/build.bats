@@ -210,12 +210,12 @@ every_lesson_passes_in() {
     ! grep -q 'warning:' <<<"$output" || fail "$(grep 'warning:' <<<"$output" | head -n 5)"
     file "$build/lesson01" | grep -q 'ARM aarch64' || fail "lesson01 is not an Arm program: $(file "$build/lesson01")"
     for lesson in "${lessons[@]}"; do
-        run "$build/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --quiet-warnings
+        run qemu-aarch64 "$build/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --quiet-warnings
         assert_success
         assert_line --regexp "^all [0-9]+ checks passed against the CPU reference: "
     done
     # a photograph, read, converted and written on Arm: the same bytes as the course's own
-    run "$build/lesson02" --image data/astronaut.png --output "$tools/gray.png" --reps 1 --warmup 0 --quiet-warnings
+    run qemu-aarch64 "$build/lesson02" --image data/astronaut.png --output "$tools/gray.png" --reps 1 --warmup 0 --quiet-warnings
     assert_success
     cmp "$tools/gray.png" data/astronaut-gray.png
     # guard mode reads the faulting instruction's address from the Arm signal frame. Whether it
@@ -223,7 +223,7 @@ every_lesson_passes_in() {
     local line
     line=$(grep -n -F "if (i <= n)" tests/emu/bug_out_of_bounds.cu | cut -d: -f1)
     CXX=aarch64-linux-gnu-g++ common/emu/emucc -g -o "$build/bug_out_of_bounds" tests/emu/bug_out_of_bounds.cu
-    CUDA_EMU_GUARD=1 run "$build/bug_out_of_bounds"
+    CUDA_EMU_GUARD=1 run qemu-aarch64 "$build/bug_out_of_bounds"
     assert_failure 1
     assert_output --regexp "cuda-emu: out-of-bounds (write|access) in kernel copy, block \(1,0,0\), thread \(36,0,0\) at tests/emu/bug_out_of_bounds.cu:$line: "
 }
