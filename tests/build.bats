@@ -17,17 +17,31 @@ nvcc_builds_every_lesson_with() {
     ! grep -q 'warning' <<<"$output" || fail "warnings: $(grep 'warning' <<<"$output" | head -n 5)"
     use_gpu_build
     [ "$BUILD" = "$CUDA_BUILD" ] || return 0
-    every_lesson_passes_in "$build"
+    lessons_pass_in "$build" $(lesson_programs)
 }
 
-# every_lesson_passes_in BUILD: each lesson program built into BUILD passes at its contract size.
-every_lesson_passes_in() {
-    local lesson
-    for lesson in $(lesson_programs); do
-        run "$1/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --quiet-warnings
+# lessons_pass_in BUILD LESSON...: each of these lesson programs, built into BUILD, passes at its
+# contract size; run by $RUNNER where it is set (qemu-aarch64: a program for another CPU).
+lessons_pass_in() {
+    local build=$1 lesson
+    shift
+    for lesson in "$@"; do
+        run ${RUNNER:+"$RUNNER"} "$build/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --quiet-warnings
         assert_success
         assert_line --regexp "^all [0-9]+ checks passed against the CPU reference: "
     done
+}
+
+# emu_builds_lessons_with CXX BUILD LESSON...: with CXX as emucc's host compiler, the lessons
+# build into BUILD, a folder of its own (the g++ build in build/emu stays as it is), without a
+# warning.
+emu_builds_lessons_with() {
+    local cxx=$1 build=$2 targets=() lesson
+    shift 2
+    for lesson in "$@"; do targets+=("$build/$lesson"); done
+    CXX="$cxx" run make --no-print-directory -j2 BACKEND=emu BUILD="$build" "${targets[@]}"
+    assert_success
+    ! grep -q 'warning:' <<<"$output" || fail "$cxx warns: $(grep 'warning:' <<<"$output" | head -n 5)"
 }
 
 @test "make help lists the targets and the variables a user may set" {
@@ -133,14 +147,10 @@ every_lesson_passes_in() {
 
 @test "every lesson builds with clang++ as the emulator's host compiler and passes at its contract size" {
     needs_clang
-    local build="$BATS_TEST_TMPDIR/clang" targets=() lesson
-    for lesson in $(lesson_programs); do targets+=("$build/$lesson"); done
-    # into a folder of its own: the g++ build in build/emu stays as it is
-    CXX=clang++ run make --no-print-directory -j2 BACKEND=emu BUILD="$build" "${targets[@]}"
-    assert_success
-    ! grep -q 'warning:' <<<"$output" || fail "clang++ warns: $(grep 'warning:' <<<"$output" | head -n 5)"
+    local build="$BATS_TEST_TMPDIR/clang"
+    emu_builds_lessons_with clang++ "$build" $(lesson_programs)
     readelf -p .comment "$build/lesson01" | grep -q 'clang version' || fail "lesson01 was not compiled by clang++"
-    every_lesson_passes_in "$build"
+    lessons_pass_in "$build" $(lesson_programs)
 }
 
 @test "every lesson builds with clang++ on LLVM's libc++, a second C++ standard library, and passes" {
@@ -160,7 +170,7 @@ every_lesson_passes_in() {
     assert_success
     ! grep -q 'error:' <<<"$output" || fail "$(grep 'error:' <<<"$output" | head -n 5)"
     readelf -d "$build/lesson01" | grep -q 'libc++' || fail "lesson01 is not linked against libc++"
-    every_lesson_passes_in "$build"
+    lessons_pass_in "$build" $(lesson_programs)
 }
 
 @test "with clang as nvcc's host compiler (CC=clang) every lesson builds without a warning" {
@@ -173,13 +183,10 @@ every_lesson_passes_in() {
     # an older compiler than this machine's: what it lacks of C++20, and what its C driver (gcc-11,
     # which nvcc links with under CC) does not add to a link, show here before a student meets them
     command -v g++-11 >/dev/null || skip "GCC 11 is not installed: sudo apt-get install g++-11"
-    local build="$BATS_TEST_TMPDIR/gcc11" targets=() lesson
-    for lesson in $(lesson_programs); do targets+=("$build/$lesson"); done
-    CXX=g++-11 run make --no-print-directory -j2 BACKEND=emu BUILD="$build" "${targets[@]}"
-    assert_success
-    ! grep -q 'warning:' <<<"$output" || fail "g++-11 warns: $(grep 'warning:' <<<"$output" | head -n 5)"
+    local build="$BATS_TEST_TMPDIR/gcc11"
+    emu_builds_lessons_with g++-11 "$build" $(lesson_programs)
     readelf -p .comment "$build/lesson01" | grep -q 'GCC: .* 11\.' || fail "lesson01 was not compiled by GCC 11"
-    every_lesson_passes_in "$build"
+    lessons_pass_in "$build" $(lesson_programs)
     command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || return 0
     nvcc_builds_every_lesson_with gcc-11 "$BATS_TEST_TMPDIR/cuda-gcc11"
 }
@@ -191,7 +198,7 @@ every_lesson_passes_in() {
     command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64 >/dev/null ||
         skip "no Arm cross compiler and qemu: sudo apt-get install g++-aarch64-linux-gnu qemu-user"
     export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu # where qemu finds the Arm C library
-    local build="$BATS_TEST_TMPDIR/aarch64" tools="$BATS_TEST_TMPDIR/aarch64-tools" targets=() lessons=() lesson
+    local build="$BATS_TEST_TMPDIR/aarch64" tools="$BATS_TEST_TMPDIR/aarch64-tools" lessons=() lesson
     mkdir -p "$tools"
     # Debian's libstb is built for this machine's CPU: lessons 02 and 08 link the same code, the
     # headers' own, compiled for Arm. Lesson 09 would need an Arm MPI: it is left out.
@@ -202,18 +209,12 @@ every_lesson_passes_in() {
     chmod +x "$tools/aarch64-linux-gnu-g++"
     for lesson in $(lesson_programs); do
         [ "$(lesson_setting "$lesson" MPI)" = yes ] && continue
-        lessons+=("$lesson") targets+=("$build/$lesson")
+        lessons+=("$lesson")
     done
     [ "${#lessons[@]}" -ge 8 ] || fail "only ${lessons[*]} to build"
-    CXX="$tools/aarch64-linux-gnu-g++" run make --no-print-directory -j2 BACKEND=emu BUILD="$build" "${targets[@]}"
-    assert_success
-    ! grep -q 'warning:' <<<"$output" || fail "$(grep 'warning:' <<<"$output" | head -n 5)"
+    emu_builds_lessons_with "$tools/aarch64-linux-gnu-g++" "$build" "${lessons[@]}"
     file "$build/lesson01" | grep -q 'ARM aarch64' || fail "lesson01 is not an Arm program: $(file "$build/lesson01")"
-    for lesson in "${lessons[@]}"; do
-        run qemu-aarch64 "$build/$lesson" -n "$(contract_size "$lesson")" --reps 1 --warmup 0 --quiet-warnings
-        assert_success
-        assert_line --regexp "^all [0-9]+ checks passed against the CPU reference: "
-    done
+    RUNNER=qemu-aarch64 lessons_pass_in "$build" "${lessons[@]}"
     # a photograph, read, converted and written on Arm: the same bytes as the course's own
     run qemu-aarch64 "$build/lesson02" --image data/astronaut.png --output "$tools/gray.png" --reps 1 --warmup 0 --quiet-warnings
     assert_success
