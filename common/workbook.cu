@@ -742,7 +742,7 @@ static const char *human_bytes(double bytes, char *text, size_t room)
     return text;
 }
 
-static size_t host_available_bytes(void)
+static double host_available_bytes(void)
 {
     FILE *meminfo = fopen("/proc/meminfo", "r");
     char line[256];
@@ -752,7 +752,9 @@ static size_t host_available_bytes(void)
             break;
     if (meminfo)
         fclose(meminfo);
-    return (size_t)kib * 1024;
+    /* a 32-bit program (Raspberry Pi OS's 32-bit system) addresses 4 GB at
+     * most, however much memory the machine has */
+    return fmin(1024.0 * (double)kib, (double)SIZE_MAX);
 }
 
 /* In a team, needed and available are the most any process needs and the
@@ -858,14 +860,14 @@ static int is_filled(wb_role role)
 }
 
 /* Bytes of the device-copy row's scratch buffer: the bytes the lesson moves,
- * or its copy_bytes when it names them. */
-static size_t copy_row_bytes(const wb_run *run)
+ * or its copy_bytes when it names them. A double, as check_memory counts. */
+static double copy_row_bytes(const wb_run *run)
 {
     if (!run->lesson->copy_anchor)
         return 0;
     double bytes = run->lesson->copy_bytes ? run->lesson->copy_bytes(&run->options.shape)
                                            : run->bytes;
-    return 2 * (size_t)(bytes / 2);
+    return 2 * floor(bytes / 2);
 }
 
 static const char *backend_name(const wb_device *device)
@@ -965,14 +967,20 @@ static void print_header(const wb_run *run)
  * anything if it does not fit. */
 static void check_memory(const wb_run *run)
 {
-    double host_needed = 0, device_needed = (double)copy_row_bytes(run);
+    /* counted in double from the element counts: in size_t, the bytes of a
+     * size too big for a 32-bit program would wrap around to a small number */
+    double host_needed = 0, device_needed = copy_row_bytes(run);
     for (int b = 0; b < run->lesson->buffer_count; b++) {
-        host_needed += (double)run->data.bytes[b] * host_copies(&run->lesson->buffers[b]);
-        device_needed += (double)run->device_bytes[b];
+        const wb_buffer *buffer = &run->lesson->buffers[b];
+        double bytes = (double)run->count[b] * type_size(buffer->type);
+        host_needed += bytes * host_copies(buffer);
+        device_needed += buffer->part_count
+                             ? (double)buffer->part_count(&run->data.shape) * type_size(buffer->type)
+                             : bytes;
     }
     if (run->device.emulated)
         host_needed += device_needed; /* the emulated device's memory is host memory */
-    double host_available = (double)host_available_bytes(), device_available = INFINITY;
+    double host_available = host_available_bytes(), device_available = INFINITY;
     if (run->device.gpu_available && !run->device.emulated) {
         size_t free_bytes = 0, total_bytes = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -1203,7 +1211,7 @@ static void run_variant_once(wb_run *run, const wb_variant *variant, int scope)
  * from one half of a scratch buffer, half written to the other. */
 static void run_device_copy(wb_run *run, const wb_variant *unused, int scope)
 {
-    size_t half = copy_row_bytes(run) / 2;
+    size_t half = (size_t)copy_row_bytes(run) / 2;
     char *scratch = (char *)run->copy_scratch;
     CUDA_CHECK(cudaMemcpy(scratch, scratch + half, half, cudaMemcpyDeviceToDevice));
 }
@@ -1505,7 +1513,7 @@ static void report(wb_run *run, const char *variant, int scope, const wb_timing 
     /* the device-copy row is a measurement to compare with, not a result to
      * check: its own bytes, and no arithmetic */
     int is_anchor = strcmp(variant, COPY_ROW_NAME) == 0;
-    double bytes = is_anchor ? (double)copy_row_bytes(run) : run->bytes;
+    double bytes = is_anchor ? copy_row_bytes(run) : run->bytes;
     double flops = is_anchor ? 0.0 : run->flops;
     double seconds = timing->median_ms / 1e3;
     double gbps = bytes / seconds / 1e9;
@@ -2347,7 +2355,7 @@ static void print_items(const wb_run *run)
 
 static void measure_device_copy(wb_run *run)
 {
-    size_t bytes = copy_row_bytes(run);
+    size_t bytes = (size_t)copy_row_bytes(run);
     if (bytes == 0)
         return;
     CUDA_CHECK(cudaMalloc(&run->copy_scratch, bytes));
