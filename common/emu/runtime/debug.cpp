@@ -316,6 +316,13 @@ const char* fault_access(void* context) {
     if (exception_class == 0x24 || exception_class == 0x25)
         return (syndrome >> 6) & 1 ? "write" : "read";
     return "access";
+#elif defined(__arm__)
+    // 32-bit Arm: bit 11 of error_code, WnR, is set for a write. A 32-bit kernel puts the whole
+    // fault status there and 14 in trap_no (so a clear bit means a read); a 64-bit kernel
+    // running a 32-bit program puts only that bit, and 0 in trap_no.
+    const mcontext_t& registers = ((ucontext_t*)context)->uc_mcontext;
+    if ((registers.error_code >> 11) & 1) return "write";
+    return registers.trap_no == 14 ? "read" : "access";
 #else
     (void)context;
     return "access";
@@ -327,6 +334,10 @@ const void* fault_pc(void* context) {
     return (const void*)((ucontext_t*)context)->uc_mcontext.gregs[REG_RIP];
 #elif defined(__aarch64__)
     return (const void*)((ucontext_t*)context)->uc_mcontext.pc;
+#elif defined(__arm__)
+    return (const void*)((ucontext_t*)context)->uc_mcontext.arm_pc;
+#elif defined(__riscv) && defined(REG_PC)
+    return (const void*)((ucontext_t*)context)->uc_mcontext.__gregs[REG_PC];
 #else
     (void)context;
     return nullptr;
