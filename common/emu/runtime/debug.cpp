@@ -168,12 +168,22 @@ void report(const char* format, ...) {
     va_end(args);
 }
 
+void claim_report() {
+    static std::atomic<bool> claimed{false};
+    static thread_local bool mine = false;
+    if (mine) return;
+    if (claimed.exchange(true))
+        for (;;) pause();
+    mine = true;
+}
+
 void die() {
     fflush(stdout);  // keep what the program printed before the report
     _exit(1);
 }
 
 void fatal(const char* format, ...) {
+    claim_report();
     va_list args;
     va_start(args, format);
     vreport(format, args);

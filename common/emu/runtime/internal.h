@@ -62,7 +62,11 @@ const Settings& settings();
 // ---- Reports ----------------------------------------------------------------------------------
 // Every message starts with "cuda-emu: ". fatal() prints one, flushes the program's own output
 // and ends the process with exit status 1 (the GPU would have hung or silently misbehaved).
+// A report that ends the process calls claim_report() before its first line: blocks run on
+// every core, and two may meet a bug at the same moment; the first to claim prints its report
+// whole, and any other waits there for the process to end.
 void report(const char* format, ...) __attribute__((format(printf, 1, 2)));
+void claim_report();
 [[noreturn]] void fatal(const char* format, ...) __attribute__((format(printf, 1, 2)));
 [[noreturn]] void die();
 

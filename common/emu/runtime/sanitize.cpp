@@ -241,6 +241,7 @@ void describe_access(uint16_t thread, const void* pc, char* text, size_t size) {
 
 [[noreturn]] void report_race(const Access& earlier, bool earlier_writes, const Access& now,
                               bool now_writes, bool same_warp) {
+    claim_report();
     char block[48], first[48], second[48], first_line[1100], second_line[1100];
     snprintf(block, sizeof block, "(%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
     thread_text(earlier.thread, first, sizeof first);
@@ -279,6 +280,7 @@ void race(const Access& earlier, bool earlier_writes, const Access& now, bool no
 }
 
 [[noreturn]] void report_uninitialized(const Access& read) {
+    claim_report();
     char where[1300];
     describe_access(read.thread, read.pc, where, sizeof where);
     report("read of shared memory that no thread of the block has written, in %s", where);
@@ -290,6 +292,7 @@ void race(const Access& earlier, bool earlier_writes, const Access& now, bool no
 // An access to a gap the rewriter put after the __shared__ variables: past the end of the
 // variable below it, usually.
 [[noreturn]] void report_outside_static(const void* pc, const char* address, bool writes) {
+    claim_report();
     char where[1300], which[256] = "in no __shared__ variable";
     describe_access((uint16_t)sanitize_state.thread, pc, where, sizeof where);
     const Extent* below = nullptr;
@@ -306,6 +309,7 @@ void race(const Access& earlier, bool earlier_writes, const Access& now, bool no
 }
 
 [[noreturn]] void report_unwritten_global(const void* pc, const Tracked& t, const char* address) {
+    claim_report();
     char where[1300];
     describe_access((uint16_t)sanitize_state.thread, pc, where, sizeof where);
     report("read of device memory that nothing wrote (no copy, memset or kernel), in %s: byte "
@@ -328,6 +332,7 @@ void check_global(const char* a, size_t size, bool writes, const void* pc) {
 }
 
 [[noreturn]] void report_out_of_bounds(const void* pc, const char* address, bool writes) {
+    claim_report();
     char where[1300];
     describe_access((uint16_t)sanitize_state.thread, pc, where, sizeof where);
     report("out-of-bounds %s of dynamic shared memory in %s: byte offset %ld of %zu bytes (the "
@@ -432,6 +437,7 @@ inline void check(const void* address, size_t size, bool writes, const void* pc)
 // may be misaligned (packed data, bytes they merged): only the first are checked.
 [[noreturn]] void report_misaligned(const void* pc, const char* a, size_t size, bool writes,
                                     const char* memory) {
+    claim_report();
     char where[1300];
     describe_access((uint16_t)sanitize_state.thread, pc, where, sizeof where);
     unsigned long past = (unsigned long)((uintptr_t)a % size);

@@ -350,6 +350,7 @@ const char* op_name(const GpuThread& t) {
 // threads that returned early, skip the barrier on some GPUs and compute garbage). Summarise who
 // waits where, one line per distinct place, and stop the program.
 [[noreturn]] void report_stall(Block* b) {
+    claim_report();
     char block_text[48], thread_text[48];
     format_index(block_text, sizeof block_text, blockIdx);
     report("deadlock in kernel %s, block %s: no thread of the block can continue.", b->kernel,
@@ -392,6 +393,7 @@ const char* op_name(const GpuThread& t) {
 // Threads of the block wait at different barriers: a bug, reported with the first thread and the
 // first one (by index) that waits elsewhere.
 [[noreturn]] __attribute__((noinline, cold)) void report_different_barriers(Block* b) {
+    claim_report();
     const GpuThread& first = b->threads[0];
     for (unsigned t = 0; t < b->thread_count; t++) {
         const GpuThread& th = b->threads[t];
@@ -671,6 +673,7 @@ struct Grid {
 // Blocks wait at grid.sync() while another block has returned from the kernel: on a GPU the grid
 // hangs. Called with the grid's sync_mutex held.
 [[noreturn]] void report_grid_deadlock(const Grid& g) {
+    claim_report();
     report("deadlock in kernel %s: %llu block(s) wait at grid.sync() at %s:%d, and %llu block(s) "
            "returned from the kernel without reaching it.", g.kernel,
            (unsigned long long)g.sync_arrived, g.sync_file, g.sync_line,
