@@ -679,7 +679,7 @@ void __tsan_atomic_signal_fence(int) {}
 ATOMICS(8, char)
 ATOMICS(16, short)
 ATOMICS(32, int)
-ATOMICS(64, long)
+ATOMICS(64, long long)
 }  // extern "C"
 
 namespace cuda_emu {
