@@ -31,7 +31,11 @@
 #define __host__
 #define __constant__
 #define __managed__
-#define __shared__ static thread_local
+// On a 16-byte boundary, so that a misaligned vector access reported in a __shared__ array is one
+// of its offset (tile[1] read as a float4), alike on every host processor: x86-64 aligns arrays
+// of 16 bytes or more so by itself, 32-bit Arm on 8 bytes only. (CUDA promises no more than the
+// element type's alignment; __align__(16) asks for more.)
+#define __shared__ static thread_local __attribute__((aligned(16)))
 #define __forceinline__ inline __attribute__((always_inline))
 // __noinline__ is no macro: libstdc++ spells GCC's attribute __attribute__((__noinline__)), which
 // such a macro would break. emucc's rewriter turns the keyword in CUDA sources into
