@@ -240,18 +240,15 @@ arm_course_passes() {
     arm_course_passes aarch64-linux-gnu qemu-aarch64 'ARM aarch64'
 }
 
-@test "on 32-bit Arm (Raspberry Pi OS's 32-bit system) the lessons pass, count the memory of a size too big, and the checks hold" {
-    # compiled for ARMv6 as that system's compiler does by default, which has no 64-bit atomic
-    # instructions (the runtime's counters call libatomic)
-    local build lessons lesson program try
-    arm_course_passes arm-linux-gnueabihf qemu-arm 'ARM, EABI5' '-march=armv6+fp -marm'
-    # emucc --sanitize: a long is 32 bits here, so the 64-bit atomics must not be longs; a shared
-    # array lies on 16 bytes, as on a GPU, where this ABI would give it 8; and of the blocks that
-    # meet a bug at the same moment one reports it (qemu, slow to switch threads, makes several
-    # do so at once most times)
+# arm32_sanitize_holds CXX: built by CXX for 32-bit Arm, emucc --sanitize's checks hold: a long is
+# 32 bits there, so the 64-bit atomics must not be longs; a shared array lies on 16 bytes, as on a
+# GPU, where that ABI would give it 8; and of the blocks that meet a bug at the same moment one
+# reports it (qemu, slow to switch threads, makes several do so at once most times)
+arm32_sanitize_holds() {
+    local program try
     for program in atomics bug_misaligned bug_uninitialized; do
-        CXX="$BATS_TEST_TMPDIR/arm-linux-gnueabihf-tools/arm-linux-gnueabihf-g++" \
-            common/emu/emucc --sanitize -o "$build/$program" "tests/emu/$program.cu"
+        CXX="$1" run common/emu/emucc --sanitize -o "$build/$program" "tests/emu/$program.cu"
+        assert_success
     done
     run qemu-arm "$build/atomics"
     assert_success
@@ -262,8 +259,16 @@ arm_course_passes() {
     for try in 1 2 3 4 5 6 7 8 9 10; do
         run qemu-arm "$build/bug_uninitialized"
         assert_failure 1
-        [ "$(grep -c 'that nothing wrote' <<<"$output")" = 1 ] || fail "try $try: $output"
+        [ "$(grep -c 'that nothing wrote' <<<"$output")" = 1 ] || fail "$1, try $try: $output"
     done
+}
+
+@test "on 32-bit Arm (Raspberry Pi OS's 32-bit system) the lessons pass, count the memory of a size too big, and the checks hold" {
+    # compiled for ARMv6 as that system's compiler does by default, which has no 64-bit atomic
+    # instructions (the runtime's counters call libatomic)
+    local build lessons lesson
+    arm_course_passes arm-linux-gnueabihf qemu-arm 'ARM, EABI5' '-march=armv6+fp -marm'
+    arm32_sanitize_holds "$BATS_TEST_TMPDIR/arm-linux-gnueabihf-tools/arm-linux-gnueabihf-g++"
     # a 32-bit program's size_t holds 4 GB: the bytes a size needs must be counted past that, to
     # refuse it with the right figure, not one wrapped around
     [ -d "$EMU_BUILD" ] || return 0
@@ -277,6 +282,29 @@ arm_course_passes() {
         run --separate-stderr "$EMU_BUILD/$lesson" -n "${huge:-20G}"
         [ "${stderr%%, but only*}" = "$needs" ] || fail "on 32-bit Arm: $needs; here: $stderr"
     done
+}
+
+@test "on 32-bit Arm emucc --sanitize works with clang++ too, whose driver has no ThreadSanitizer there" {
+    # (the emulator brings its own runtime for the checks, so the compiler proper is asked)
+    command -v clang++ >/dev/null || skip "clang++ is not installed"
+    command -v arm-linux-gnueabihf-g++ >/dev/null && command -v qemu-arm >/dev/null ||
+        skip "no cross compiler and qemu: sudo apt-get install g++-arm-linux-gnueabihf qemu-user"
+    export QEMU_LD_PREFIX=/usr/arm-linux-gnueabihf
+    local build="$BATS_TEST_TMPDIR/arm-clang"
+    mkdir -p "$build"
+    # clang finds the cross compiler's C++ library and linker by the target's name. Named as the
+    # clang++ on PATH is, it must not take that one's emulator runtime, built for this machine,
+    # nor leave its own in that one's place.
+    printf '#!/bin/sh\nexec clang++ --target=arm-linux-gnueabihf -march=armv6 -mfpu=vfp -mfloat-abi=hard -marm "$@"\n' \
+        >"$build/clang++"
+    chmod +x "$build/clang++"
+    CXX=clang++ common/emu/emucc -o "$build/atomics-here" tests/emu/atomics.cu
+    arm32_sanitize_holds "$build/clang++"
+    CXX=clang++ run common/emu/emucc -o "$build/atomics-here" tests/emu/atomics.cu
+    assert_success
+    run "$build/atomics-here"
+    assert_success
+    assert_output --partial "PASS atomics"
 }
 
 @test "make exercise01 checks the student's file and fails while it is not implemented" {
