@@ -44,8 +44,12 @@
  *      kernel's, so that cudaFuncGetAttributes and the occupancy API count a kernel's static
  *      shared memory before it has ever run, as a GPU's compiler does. In a template kernel at
  *      namespace scope (not noted as in 4) the same, with `&name<PARAMETER NAMES>`: each instance
- *      the program uses notes its own sizes. (Static __shared__ variables of __device__ functions
- *      are not counted: which kernels call a function is not the rewriter's to know.)
+ *      the program uses notes its own sizes. A __device__ function at namespace scope (not
+ *      constexpr) notes its variables' sizes under a number made from its name,
+ *        (void)::cuda_emu::FunctionShared<NAME KEY, VARIABLE KEY, sizeof(var)>::noted;
+ *      and the body of each kernel and __device__ function starts with a note of each function it
+ *      calls by name, (void)::cuda_emu::KernelCalls<&kernel, NAME KEY>::noted; (FunctionCalls
+ *      from a function): the runtime adds up what a kernel reaches, as a GPU's compiler does.
  *
  * Comments, string literals, character literals and numbers (1'000'000) are copied untouched.
  * Line numbers are kept exactly: the output starts with `#line 1 "NAME_FOR_ERRORS"`, and every
@@ -335,6 +339,144 @@ static size_t rewrite_extern_shared(size_t pos, int at_namespace_scope) {
     return end + 1;
 }
 
+/* ---- Rewrite 7: the functions a kernel calls, for their static __shared__ variables ------------ */
+
+static int in_directive(size_t pos);
+
+/* A word with arguments that may come before a function's name: an attribute (or decltype) */
+static int is_specifier_with_arguments(const char *word, size_t len) {
+    return (len == 17 && strncmp(word, "__launch_bounds__", 17) == 0) ||
+           (len == 13 && strncmp(word, "__attribute__", 13) == 0) ||
+           (len == 9 && strncmp(word, "__align__", 9) == 0) ||
+           (len == 8 && strncmp(word, "decltype", 8) == 0);
+}
+
+/* src[open] is '(': the position after its ')' */
+static size_t skip_parentheses(size_t open) {
+    size_t i = open;
+    int depth = 0;
+    do {
+        if (src[i] == '(') depth++;
+        if (src[i] == ')') depth--;
+        i++;
+    } while (i < src_len && depth > 0);
+    return i;
+}
+
+/* A __device__ function is known to the runtime by this number made from its name (64-bit
+ * FNV-1a): a kernel's call names it so, in whichever file it is defined. */
+static unsigned long long name_key(const char *name, size_t len) {
+    unsigned long long key = 14695981039346656037ULL;
+    for (size_t k = 0; k < len; k++) key = (key ^ (unsigned char)name[k]) * 1099511628211ULL;
+    return key;
+}
+
+/* Words before '(' that call no function */
+static int is_call_keyword(const char *word, size_t len) {
+    static const char *const keywords[] = {
+        "if", "for", "while", "switch", "return", "sizeof", "alignof", "decltype", "typeid",
+        "static_assert", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast",
+        "noexcept", "alignas", "catch", "throw", "new", "delete", "case", "do", "else", "defined"};
+    for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++)
+        if (strlen(keywords[k]) == len && strncmp(word, keywords[k], len) == 0) return 1;
+    return len >= 2 && word[0] == '_' && word[1] == '_'; /* __syncthreads, __shfl_sync: built in */
+}
+
+/* src[open] is the '{' of a kernel's or a __device__ function's body. Emits, after it, a note of
+ * each function the body calls by name (name(...) or name<...>(...), not a member's obj.name()),
+ * from the kernel (its address) or from the function (its key): the runtime then counts the
+ * static __shared__ variables of the functions a kernel reaches, as a GPU's compiler does. A
+ * name that is no __device__ function with __shared__ variables costs a note and counts
+ * nothing. */
+static void emit_calls(size_t open, const char *kernel, const char *function) {
+    unsigned long long seen[128];
+    int seen_count = 0, depth = 0;
+    for (size_t i = open; i < src_len;) {
+        size_t skipped = skip_literal(i);
+        if (skipped != i) { i = skipped; continue; }
+        char c = src[i];
+        if (c == '{') depth++;
+        if (c == '}' && --depth == 0) break;
+        if (!is_ident_char(c)) { i++; continue; }
+        size_t word = i;
+        while (i < src_len && is_ident_char(src[i])) i++;
+        if (word > 0 && (src[word - 1] == '.' || (src[word - 1] == '>' && word > 1 && src[word - 2] == '-')))
+            continue;
+        size_t after = skip_space_and_comments(i);
+        if (after < src_len && src[after] == '<') { /* name<...>(: the template's arguments */
+            int angle = 0;
+            for (; after < src_len && !strchr(";{}", src[after]); after++) {
+                if (src[after] == '<') angle++;
+                if (src[after] == '>' && --angle == 0) break;
+            }
+            if (after >= src_len || src[after] != '>') continue;
+            after = skip_space_and_comments(after + 1);
+        }
+        if (after >= src_len || src[after] != '(' || is_call_keyword(src + word, i - word)) continue;
+        unsigned long long key = name_key(src + word, i - word);
+        int known = 0;
+        for (int k = 0; k < seen_count; k++) known |= seen[k] == key;
+        if (known || seen_count == 128) continue;
+        seen[seen_count++] = key;
+        char text[200];
+        if (kernel) {
+            emit_str(" (void)::cuda_emu::KernelCalls<");
+            emit_str(kernel);
+            snprintf(text, sizeof text, ", 0x%016llxULL>::noted;", key);
+        } else {
+            snprintf(text, sizeof text, " (void)::cuda_emu::FunctionCalls<%s, 0x%016llxULL>::noted;",
+                     function, key);
+        }
+        emit_str(text);
+    }
+}
+
+/* src[pos] starts the word __device__ at namespace scope. When it declares a function, not
+ * constexpr (whose body must stay a constant expression) nor a macro's, returns its key, the
+ * text of a constant (malloc'ed), for its body's notes; else NULL. */
+static char *device_function_key(size_t pos) {
+    if (in_directive(pos)) return NULL;
+    size_t back = out_len;
+    while (back > 0 && !strchr(";{}", out[back - 1])) back--;
+    for (size_t k = back; k + 9 <= out_len; k++)
+        if ((strncmp(out + k, "constexpr", 9) == 0 || strncmp(out + k, "consteval", 9) == 0) &&
+            (k == 0 || !is_ident_char(out[k - 1])) && !is_ident_char(out[k + 9]))
+            return NULL;
+    size_t i = pos + 10;
+    while (i < src_len && !strchr(";{=", src[i])) {
+        size_t skipped = skip_literal(i);
+        if (skipped != i) { i = skipped; continue; }
+        if (src[i] == '[' && i + 1 < src_len && src[i + 1] == '[') { /* [[nodiscard]] */
+            const char *end = strstr(src + i, "]]");
+            if (!end) return NULL;
+            i = (size_t)(end - src) + 2;
+            continue;
+        }
+        if (src[i] == '[') return NULL; /* an array */
+        if (is_ident_char(src[i])) {
+            size_t word = i;
+            while (i < src_len && is_ident_char(src[i])) i++;
+            if ((i - word == 9 && (strncmp(src + word, "constexpr", 9) == 0 ||
+                                   strncmp(src + word, "consteval", 9) == 0)))
+                return NULL;
+            size_t after = skip_space_and_comments(i);
+            if (after < src_len && src[after] == '(') {
+                if (is_specifier_with_arguments(src + word, i - word)) {
+                    i = skip_parentheses(after);
+                    continue;
+                }
+                char *key = malloc(32);
+                snprintf(key, 32, "0x%016llxULL", name_key(src + word, i - word));
+                return key;
+            }
+            continue;
+        }
+        if (src[i] == '(') return NULL; /* (*pointer)(...): no function's name */
+        i++;
+    }
+    return NULL;
+}
+
 /* ---- Rewrite 4 (--sanitize): where static __shared__ variables lie ---------------------------- */
 
 static int extent_count;
@@ -343,7 +485,8 @@ static int extent_count;
  * 6), registers each declared variable (`T a[4], b;` declares a and b) and adds a gap after
  * them; inside a kernel's body (kernel: its address, as the text of a constant expression), notes
  * each variable's size for the kernel (7). */
-static size_t register_static_shared(size_t pos, int extents, const char *kernel) {
+static size_t register_static_shared(size_t pos, int extents, const char *kernel,
+                                     const char *function) {
     size_t end = pos, declarator_start = pos + strlen("__shared__");
     int depth = 0;
     char names[16][128];
@@ -402,6 +545,15 @@ static size_t register_static_shared(size_t pos, int extents, const char *kernel
         emit_str(", sizeof(");
         emit_str(names[k]);
         emit_str("), __COUNTER__>::noted;");
+    }
+    for (int k = 0; function && k < name_count; k++) {
+        /* the variable by its name and line, the same in every file that includes this one */
+        char where[160], text[400];
+        snprintf(where, sizeof where, "%s:%d", names[k], line_of(pos));
+        snprintf(text, sizeof text,
+                 " (void)::cuda_emu::FunctionShared<%s, 0x%016llxULL, sizeof(%s)>::noted;",
+                 function, name_key(where, strlen(where)), names[k]);
+        emit_str(text);
     }
     if (!extents) return end + 1;
     for (int k = 0; k < name_count; k++) {
@@ -517,17 +669,11 @@ static char *kernel_registration(size_t pos, int at_namespace_scope, char **addr
             size_t b = e;
             while (b > pos && (is_ident_char(src[b - 1]) || src[b - 1] == ':')) b--;
             if (b == e) { free(template_args); return NULL; }
-            if (!(e - b == 17 && strncmp(src + b, "__launch_bounds__", 17) == 0) &&
-                !(e - b == 13 && strncmp(src + b, "__attribute__", 13) == 0)) {
+            if (!is_specifier_with_arguments(src + b, e - b)) {
                 open = i;
                 break;
             }
-            int depth = 0;  /* skip the attribute's arguments */
-            do {
-                if (src[i] == '(') depth++;
-                if (src[i] == ')') depth--;
-                i++;
-            } while (i < src_len && depth > 0);
+            i = skip_parentheses(i);
             continue;
         }
         i++;
@@ -653,6 +799,11 @@ int main(int argc, char **argv) {
      * depth stays at or above kernel_body_depth (-1: none), for its static __shared__ sizes. */
     char *pending_address = NULL, *kernel_address = NULL;
     int kernel_body_depth = -1;
+    /* A __device__ function at namespace scope: its key (device_function_key) from __device__ to
+     * its body's '{' (pending; a ';' first: a declaration), then while the depth stays at or
+     * above function_body_depth (-1: none), for its calls and static __shared__ sizes. */
+    char *pending_function = NULL, *function_key = NULL;
+    int function_depth = 0, function_body_depth = -1;
     /* --profile: after __global__ or __device__, the next '{' (before a ';') opens a device
      * function's body, which lasts while the depth stays above device_depth (-1: none). */
     int device_pending = 0, device_depth = -1;
@@ -684,10 +835,17 @@ int main(int argc, char **argv) {
                 ((len == 10 && strncmp(src + i, "__global__", 10) == 0) ||
                  (len == 10 && strncmp(src + i, "__device__", 10) == 0)))
                 device_pending = 1;
-            if (len == 10 && strncmp(src + i, "__shared__", 10) == 0 && (sanitize || profile || kernel_address) &&
-                brace_depth > 0 && !brace_is_namespace[brace_depth - 1]) {
-                i = register_static_shared(i, sanitize || profile, kernel_address);
+            if (len == 10 && strncmp(src + i, "__shared__", 10) == 0 &&
+                (sanitize || profile || kernel_address || function_key) && brace_depth > 0 &&
+                !brace_is_namespace[brace_depth - 1]) {
+                i = register_static_shared(i, sanitize || profile, kernel_address, function_key);
                 continue;
+            }
+            if (len == 10 && strncmp(src + i, "__device__", 10) == 0 && !pending_function &&
+                function_body_depth < 0 && kernel_body_depth < 0 &&
+                (brace_depth == 0 || brace_is_namespace[brace_depth - 1])) {
+                pending_function = device_function_key(i);
+                function_depth = brace_depth;
             }
             if (len == 6 && strncmp(src + i, "extern", 6) == 0) {
                 size_t next = skip_space_and_comments(end);
@@ -715,10 +873,17 @@ int main(int argc, char **argv) {
             i = rewrite_launch(i);
             continue;
         }
+        int opens_body = 0; /* this '{' opens a kernel's or a __device__ function's body */
         if (c == '{') {
             if (pending_address && brace_depth == registration_depth && kernel_body_depth < 0) {
                 kernel_address = pending_address, pending_address = NULL;
                 kernel_body_depth = brace_depth + 1;
+                opens_body = 1;
+            }
+            if (pending_function && brace_depth == function_depth && function_body_depth < 0) {
+                function_key = pending_function, pending_function = NULL;
+                function_body_depth = brace_depth + 1;
+                opens_body = 1;
             }
             if (device_pending) device_depth = brace_depth;
             device_pending = 0;
@@ -733,9 +898,19 @@ int main(int argc, char **argv) {
             kernel_address = NULL;
             kernel_body_depth = -1;
         }
+        if (c == '}' && brace_depth < function_body_depth) {
+            free(function_key);
+            function_key = NULL;
+            function_body_depth = -1;
+        }
         if (c == '}' && brace_depth == device_depth) device_depth = -1;
         if (c == ';') next_brace_is_namespace = device_pending = 0;
+        if ((c == ';' || c == '}') && pending_function && brace_depth == function_depth) {
+            free(pending_function); /* a declaration, not a definition */
+            pending_function = NULL;
+        }
         emit(&c, 1);
+        if (opens_body) emit_calls(i, kernel_address, function_key);
         i++;
         if ((pending_registration || pending_address) && brace_depth == registration_depth &&
             (c == ';' || c == '}')) {

@@ -42,6 +42,47 @@ __global__ void summed(float* out, Values... values) {
     out[0] = total[0];
 }
 
+// __device__ functions' static shared memory counts for each kernel that reaches them, through
+// other functions too, each variable once however often it is called; a function no kernel calls
+// counts for none, and neither does a member function called obj.name() that shares a name with
+// a free function. A constexpr function stays one.
+namespace blocks {
+__device__ float warp_partials(float value) {
+    __shared__ float partial[32];
+    partial[threadIdx.x % 32] = value;
+    __syncthreads();
+    return partial[0];
+}
+__device__ __forceinline__ float block_total(float value) {
+    __shared__ double total;
+    if (threadIdx.x == 0) total = warp_partials(value) + warp_partials(2 * value);
+    __syncthreads();
+    return (float)total;
+}
+}  // namespace blocks
+template <int Size>
+__device__ float windowed(float value) {
+    __shared__ float window[Size];
+    window[threadIdx.x % Size] = value;
+    __syncthreads();
+    return window[0];
+}
+__device__ float never_called(float value) {
+    __shared__ float unused[4096];
+    unused[threadIdx.x] = value;
+    return unused[0];
+}
+__host__ __device__ constexpr int padded(int count) { return (count + 31) / 32 * 32; }
+struct Recorder {
+    __device__ float never_called(float value) { return value; }
+};
+__global__ void totals(float* data) { data[threadIdx.x] = blocks::block_total(data[threadIdx.x]); }
+__global__ void partials(float* data) {
+    __shared__ float own[padded(10)];
+    own[threadIdx.x % 32] = blocks::warp_partials(data[threadIdx.x]);
+    data[threadIdx.x] = own[0] + windowed<100>(data[0]) + Recorder().never_called(1.0f);
+}
+
 int main() {
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -109,6 +150,20 @@ int main() {
         CHECK(cudaFuncGetAttributes(&attributes, instance.kernel));
         EXPECT(attributes.sharedSizeBytes == instance.bytes, "%s has %zu bytes of static shared memory, not %zu",
                instance.name, attributes.sharedSizeBytes, instance.bytes);
+    }
+    struct {
+        const void* kernel;
+        const char* name;
+        size_t bytes;
+    } callers[] = {
+        {(const void*)totals, "totals (block_total, warp_partials)", sizeof(double) + 32 * sizeof(float)},
+        {(const void*)partials, "partials (own, warp_partials, windowed<100>)",
+         padded(10) * sizeof(float) + 32 * sizeof(float) + 100 * sizeof(float)},
+    };
+    for (const auto& caller : callers) {
+        CHECK(cudaFuncGetAttributes(&attributes, caller.kernel));
+        EXPECT(attributes.sharedSizeBytes == caller.bytes, "%s has %zu bytes of static shared memory, not %zu",
+               caller.name, attributes.sharedSizeBytes, caller.bytes);
     }
     int static_limited = 0, dynamic_limited = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&static_limited, staged_floats, 128, 0));

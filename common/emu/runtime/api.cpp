@@ -16,11 +16,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
+#include <vector>
 
 #include <unistd.h>
 
@@ -760,8 +763,8 @@ cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 // and shared memory allows, each block using its dynamic shared memory plus what the runtime
 // reserves, as in the toolkit's cuda_occupancy.h. A kernel's static __shared__ variables count
 // too: the rewriter notes their sizes when the program starts (rewrite.c, 7), for kernels defined
-// at namespace scope that are not templates; a template's or a __device__ function's are not
-// counted. Registers are assumed to be 32 per thread, so they never limit (unless
+// at namespace scope, templates' instances among them, and those of the __device__ functions a
+// kernel calls, and they call, by name (a member function's are not counted). Registers are assumed to be 32 per thread, so they never limit (unless
 // CUDA_EMU_REGISTERS says otherwise).
 // Registers and local memory (spills) are what nvcc decides, so the emulator cannot know them:
 // CUDA_EMU_REGISTERS and CUDA_EMU_LOCAL_BYTES set what every kernel reports, to see what a
@@ -806,7 +809,40 @@ std::map<const void*, KnownKernel>& known_kernels() {
     static std::map<const void*, KnownKernel> table;
     return table;
 }
+// __device__ functions, by the number the rewriter makes from a name (rewrite.c, 7): the bytes of
+// each of their static __shared__ variables, and the functions they call; and the functions each
+// kernel calls. Several functions of one name (overloads, or two files' static functions) count
+// as one: all their variables; a template's instances too, by their largest.
+struct DeviceFunction {
+    std::map<std::uint64_t, std::size_t> variables;
+    std::set<std::uint64_t> calls;
+};
+std::map<std::uint64_t, DeviceFunction>& device_functions() {
+    static std::map<std::uint64_t, DeviceFunction> table;
+    return table;
+}
+std::map<const void*, std::set<std::uint64_t>>& kernel_calls() {
+    static std::map<const void*, std::set<std::uint64_t>> table;
+    return table;
+}
 }  // namespace
+
+void cuda_emu::note_function_shared(std::uint64_t function, std::uint64_t variable, size_t bytes) {
+    std::lock_guard<std::mutex> lock(launchers_mutex);
+    // a template's instances each note the variable: the largest counts
+    size_t& noted = device_functions()[function].variables[variable];
+    noted = std::max(noted, bytes);
+}
+
+void cuda_emu::note_kernel_calls(const void* kernel, std::uint64_t function) {
+    std::lock_guard<std::mutex> lock(launchers_mutex);
+    kernel_calls()[kernel].insert(function);
+}
+
+void cuda_emu::note_function_calls(std::uint64_t caller, std::uint64_t function) {
+    std::lock_guard<std::mutex> lock(launchers_mutex);
+    device_functions()[caller].calls.insert(function);
+}
 
 void cuda_emu::remember_launcher(const void* kernel, KernelLauncher launcher, KernelBinder binder,
                                  const char* name) {
@@ -820,11 +856,42 @@ void cuda_emu::note_static_shared(const void* kernel, size_t bytes) {
     known_kernels()[kernel].static_shared += bytes;
 }
 
+// The kernel's own variables and those of every function it reaches, each function once.
+static size_t declared_static_shared(const void* kernel) {
+    auto found = known_kernels().find(kernel);
+    size_t bytes = found != known_kernels().end() ? found->second.static_shared : 0;
+    auto calls = kernel_calls().find(kernel);
+    if (calls == kernel_calls().end()) return bytes;
+    std::vector<std::uint64_t> to_visit(calls->second.begin(), calls->second.end());
+    std::set<std::uint64_t> visited;
+    while (!to_visit.empty()) {
+        std::uint64_t function = to_visit.back();
+        to_visit.pop_back();
+        auto known = device_functions().find(function);
+        if (!visited.insert(function).second || known == device_functions().end()) continue;
+        for (const auto& variable : known->second.variables) bytes += variable.second;
+        to_visit.insert(to_visit.end(), known->second.calls.begin(), known->second.calls.end());
+    }
+    return bytes;
+}
+
 size_t cuda_emu::static_shared_bytes(const void* kernel) {
     if (!kernel) return 0;
     std::lock_guard<std::mutex> lock(launchers_mutex);
-    auto found = known_kernels().find(kernel);
-    return found != known_kernels().end() ? found->second.static_shared : 0;
+    return declared_static_shared(kernel);
+}
+
+// A launch by name (kernel<<<...>>>) does not carry the kernel's address: the name finds it, when
+// one kernel noted at startup has it (not an overload, not a template's instance).
+size_t cuda_emu::named_kernel_static_shared(const char* name) {
+    std::lock_guard<std::mutex> lock(launchers_mutex);
+    const void* named = nullptr;
+    for (const auto& [kernel, known] : known_kernels()) {
+        if (!known.name || strcmp(known.name, name) != 0) continue;
+        if (named) return 0;
+        named = kernel;
+    }
+    return named ? declared_static_shared(named) : 0;
 }
 
 const char* cuda_emu::noted_kernel_name(const void* kernel) {

@@ -87,7 +87,8 @@ struct KernelFigures {
     bool shapes_vary = false;
     std::map<Site, Counts> sites;
     std::map<uintptr_t, uint64_t> atomic_addresses;  // how many atomics each address took
-    size_t static_shared_bytes = 0;  // the most any block's __shared__ variables took
+    size_t static_shared_bytes = 0;  // the kernel's (launch.h) or the most any block's __shared__
+                                     // variables took, if more (a member function's)
 };
 
 // All kernels' figures, in the order of their first launch. Made with new and never freed: they
@@ -269,6 +270,10 @@ void profile_launch(const LaunchConfig& config, const char* kernel_name) {
         k.shapes_vary = true;
     k.launches++;
     k.last = config;
+    // what the program declares, as nvcc counts it, though a block may not reach all of it
+    size_t declared = config.static_shared_bytes ? config.static_shared_bytes
+                                                 : named_kernel_static_shared(kernel_name);
+    k.static_shared_bytes = std::max(k.static_shared_bytes, declared);
 }
 
 // ---- The tables --------------------------------------------------------------------------------

@@ -143,6 +143,18 @@ __global__ void address_only(const float* in, float* out) {
     out[threadIdx.x] = (float)(element - in);
 }
 
+// A __device__ function's __shared__ variables belong to each kernel that calls it, as nvcc counts
+// them, even when no thread of a launch reaches the call: 1 KiB here.
+__device__ float staged_sum(float value) {
+    __shared__ float stage[8 * warp];
+    stage[threadIdx.x] = value;
+    __syncthreads();
+    return stage[0];
+}
+__global__ void rarely_staged(float* out, int staged) {
+    out[threadIdx.x] = staged ? staged_sum(out[threadIdx.x]) : 0.0f;
+}
+
 int main() {
     const int n = 1024 * 32;
     float *in, *out;
@@ -175,6 +187,7 @@ int main() {
     shared_int2<<<1, warp>>>((int*)out);
     address_only<<<1, warp>>>(in, out);
     shared_hog<<<2, 4 * warp, 8 * 1024>>>(out);
+    rarely_staged<<<1, warp>>>(out, 0);
     CHECK(cudaGetLastError());
 
     int totals[4];

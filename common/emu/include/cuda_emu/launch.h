@@ -12,6 +12,7 @@
 // GPU thread, so every thread gets its own copy of each parameter.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <tuple>
@@ -202,6 +203,35 @@ struct StaticShared {
 template <auto Kernel, std::size_t Bytes, int Id>
 const bool StaticShared<Kernel, Bytes, Id>::noted =
     (note_static_shared(reinterpret_cast<const void*>(Kernel), Bytes), true);
+
+// The same for __device__ functions, known by a number made from their name (Function): the
+// rewriter notes the size of each of their static __shared__ variables (Variable: its name and
+// line), and the functions each kernel and each __device__ function calls, so that a kernel
+// counts the variables of every function it reaches. A function in a header, compiled into
+// several files, is noted once: the template's instance is one in the whole program.
+void note_function_shared(std::uint64_t function, std::uint64_t variable, std::size_t bytes);
+void note_kernel_calls(const void* kernel, std::uint64_t function);
+void note_function_calls(std::uint64_t caller, std::uint64_t function);
+template <std::uint64_t Function, std::uint64_t Variable, std::size_t Bytes>
+struct FunctionShared {
+    static const bool noted;
+};
+template <std::uint64_t Function, std::uint64_t Variable, std::size_t Bytes>
+const bool FunctionShared<Function, Variable, Bytes>::noted =
+    (note_function_shared(Function, Variable, Bytes), true);
+template <auto Kernel, std::uint64_t Function>
+struct KernelCalls {
+    static const bool noted;
+};
+template <auto Kernel, std::uint64_t Function>
+const bool KernelCalls<Kernel, Function>::noted =
+    (note_kernel_calls(reinterpret_cast<const void*>(Kernel), Function), true);
+template <std::uint64_t Caller, std::uint64_t Function>
+struct FunctionCalls {
+    static const bool noted;
+};
+template <std::uint64_t Caller, std::uint64_t Function>
+const bool FunctionCalls<Caller, Function>::noted = (note_function_calls(Caller, Function), true);
 
 template <class T>
 cudaError_t launch_kernel(T* kernel, const LaunchConfig& config, void** args, const char* how) {
