@@ -105,8 +105,12 @@ bool reusable(cudaMemPool_t pool, const FreedBlock& block, cudaStream_t stream) 
 void trim(cudaMemPool_t pool, uint64_t keep) {
     std::vector<size_t> largest_first(pool->freed.size());
     for (size_t i = 0; i < largest_first.size(); i++) largest_first[i] = i;
-    std::stable_sort(largest_first.begin(), largest_first.end(),
-                     [&](size_t a, size_t b) { return pool->freed[a].size > pool->freed[b].size; });
+    // of two of one size, the one freed first (std::sort with that order, not std::stable_sort,
+    // whose libstdc++ 12 code clang 19 warns of)
+    std::sort(largest_first.begin(), largest_first.end(), [&](size_t a, size_t b) {
+        const FreedBlock &first = pool->freed[a], &second = pool->freed[b];
+        return first.size != second.size ? first.size > second.size : a < b;
+    });
     std::vector<bool> released(pool->freed.size(), false);
     for (size_t i : largest_first) {
         if (pool->reserved - pool->freed[i].size < keep) continue;
