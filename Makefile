@@ -247,6 +247,7 @@ $(BUILD)/%.o: %.cu $(COMPILE_DEPENDENCIES) $(BUILD_SETTINGS)
 check-compiler:
 ifeq ($(BACKEND),cuda)
 	@command -v $(NVCC) >/dev/null 2>&1 || { echo "nvcc not found (NVCC=$(NVCC)): install the CUDA Toolkit and put its bin/ on PATH, or build with BACKEND=emu; make doctor says more" >&2; exit 1; }
+	@[ "$(origin CC)" = default ] || command -v $(CC) >/dev/null 2>&1 || { echo "the host compiler CC=$(CC), which nvcc compiles the CPU code with, is not found: install it, or leave CC out for nvcc's default (g++)" >&2; exit 1; }
 endif
 
 # ---- tests ------------------------------------------------------------------

@@ -111,6 +111,17 @@ emu_builds_lessons_with() {
     assert_output --partial "BACKEND=emu"
 }
 
+@test "a host compiler that is not installed is named, for nvcc (CC) and for the emulator (CXX)" {
+    run make --no-print-directory BACKEND=emu CXX=g++-0 BUILD="$BATS_TEST_TMPDIR/emu" lesson01
+    assert_failure
+    assert_output --partial "emucc: the host C++ compiler CXX=g++-0 is not found"
+    command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || return 0
+    run make --no-print-directory BACKEND=cuda CC=gcc-0 BUILD="$BATS_TEST_TMPDIR/cuda" lesson01
+    assert_failure
+    assert_output --partial "the host compiler CC=gcc-0, which nvcc compiles the CPU code with, is not found"
+    [ ! -d "$BATS_TEST_TMPDIR/cuda/lessons" ]
+}
+
 @test "make doctor reports nvcc, the GPUs and the architecture built for" {
     run make --no-print-directory doctor
     assert_success

@@ -867,6 +867,19 @@ EOF
     assert_output --partial "emucc: -lcublas: NVIDIA's GPU libraries"
 }
 
+@test "emucc names a host compiler that is not installed, in one line, and builds nothing" {
+    cd "$BATS_TEST_TMPDIR"
+    echo 'int main() { return 0; }' >plain.cu
+    CXX=g++-0 run "$EMUCC" plain.cu -o plain
+    assert_failure 1
+    assert_output "emucc: the host C++ compiler CXX=g++-0 is not found: install g++ (sudo apt-get install g++), or name one with CXX= (a single command; clang++ works too)"
+    [ ! -e plain ] && [ ! -e "$REPO/build/emu-runtime/g++-0" ]
+    # the C compiler builds the rewriter, the first time
+    CUDA_EMU_CACHE="$BATS_TEST_TMPDIR/runtime" CC=cc-0 run "$EMUCC" plain.cu -o plain
+    assert_failure 1
+    assert_output "emucc: the C compiler CC=cc-0, which builds emucc's rewriter, is not found: install gcc, or name one with CC="
+}
+
 @test "emucc --help documents the environment variables" {
     run "$EMUCC" --help
     assert_success
