@@ -562,6 +562,11 @@ EOF
     run_in_every_order memory_pools
 }
 
+@test "kernels launched from host threads that come and go, more of them than run at once, run" {
+    # each thread that ran blocks gives back its GPU threads' stacks and its place when it ends
+    run_in_every_order host_threads
+}
+
 @test "a freed pool block goes to the next allocation with what it held, as on a GPU; poison mode refills it" {
     built memory_pools
     run "$BIN/memory_pools" stale

@@ -37,6 +37,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <vector>
 #include <thread>
 
 #include <pthread.h>
@@ -217,20 +218,44 @@ constexpr int max_guarded = 1 << 16;
 Guarded guarded[max_guarded];
 std::atomic<int> guarded_count{0};
 
+// The guard page below each GPU thread's stack. Workers make stacks at once, and a thread that
+// ends gives its stacks back: slots are taken and freed under a lock, and the fault handler reads
+// them without one (an empty slot's page is null).
 struct StackGuard {
-    char* page;
+    std::atomic<char*> page{nullptr};
     size_t size;
 };
 constexpr int max_stack_guards = 1 << 16;
 StackGuard stack_guards[max_stack_guards];
 std::atomic<int> stack_guard_count{0};
+std::mutex stack_guards_mutex;
+std::vector<int> free_stack_guards;
 }  // namespace
 
 void register_stack_guard(void* page, size_t size) {
-    int slot = stack_guard_count.load();
-    if (slot >= max_stack_guards) return;
-    stack_guards[slot] = StackGuard{(char*)page, size};
-    stack_guard_count.store(slot + 1);  // stacks are made by their own worker; slots are distinct
+    std::lock_guard<std::mutex> lock(stack_guards_mutex);
+    int slot;
+    if (!free_stack_guards.empty()) {
+        slot = free_stack_guards.back();
+        free_stack_guards.pop_back();
+    } else {
+        slot = stack_guard_count.load();
+        if (slot >= max_stack_guards) return;  // an overflow there is reported as a crash
+        stack_guard_count.store(slot + 1);
+    }
+    stack_guards[slot].size = size;
+    stack_guards[slot].page.store((char*)page);
+}
+
+void unregister_stack_guard(void* page) {
+    std::lock_guard<std::mutex> lock(stack_guards_mutex);
+    int count = stack_guard_count.load();
+    for (int i = 0; i < count; i++)
+        if (stack_guards[i].page.load() == page) {
+            stack_guards[i].page.store(nullptr);
+            free_stack_guards.push_back(i);
+            return;
+        }
 }
 
 void* guarded_alloc(size_t size, const char* file, int line) {
@@ -364,11 +389,13 @@ void report_fault(int signal_number, siginfo_t* info, void* context) {
 
     const char* access = fault_access(context);
     int stacks = stack_guard_count.load();
-    for (int i = 0; i < stacks; i++)
-        if (address >= stack_guards[i].page && address < stack_guards[i].page + stack_guards[i].size)
+    for (int i = 0; i < stacks; i++) {
+        char* guard = stack_guards[i].page.load();
+        if (guard && address >= guard && address < guard + stack_guards[i].size)
             fatal("stack overflow in %s: a GPU thread used more than %zu KiB of stack (large local "
                   "arrays or deep recursion); CUDA_EMU_STACK_KB raises the limit",
                   where_text, settings().stack_bytes / 1024);
+    }
     int count = guarded_count.load();
     for (int i = 0; i < count; i++) {
         const Guarded& g = guarded[i];
@@ -419,12 +446,15 @@ void report_no_progress(int, siginfo_t*, void*) {
 struct alignas(64) WatchSlot {
     std::atomic<uint64_t> progress{0};
     std::atomic<bool> running{false};
+    bool taken = false;  // by a thread that has not ended (under watch_slots_mutex)
     pthread_t thread;
 };
 constexpr int max_watch_slots = 1024;
 WatchSlot watch_slots[max_watch_slots];
 std::atomic<int> watch_slot_count{0};
+std::mutex watch_slots_mutex;
 thread_local WatchSlot* my_slot;
+thread_local void* alternate_stack;
 
 void watchdog() {
     using Clock = std::chrono::steady_clock;
@@ -481,14 +511,35 @@ void prepare_os_thread() {
     });
     stack_t alternate;
     alternate.ss_size = 64 * 1024;
-    alternate.ss_sp = malloc(alternate.ss_size);
+    alternate.ss_sp = alternate_stack = malloc(alternate.ss_size);
     alternate.ss_flags = 0;
     sigaltstack(&alternate, nullptr);
-    int slot = watch_slot_count.fetch_add(1);
-    if (slot >= max_watch_slots) fatal("too many threads launch kernels");
+    // a slot that an ended thread gave back, else a new one
+    std::lock_guard<std::mutex> lock(watch_slots_mutex);
+    int slot = 0, count = watch_slot_count.load();
+    while (slot < count && watch_slots[slot].taken) slot++;
+    if (slot == max_watch_slots) fatal("more than %d host threads launch kernels at once", max_watch_slots);
+    if (slot == count) watch_slot_count.store(count + 1);
+    watch_slots[slot].taken = true;
     watch_slots[slot].thread = pthread_self();
     my_slot = &watch_slots[slot];
     progress_counter = &my_slot->progress;
+}
+
+void release_os_thread() {
+    if (!my_slot) return;
+    {
+        std::lock_guard<std::mutex> lock(watch_slots_mutex);
+        my_slot->running.store(false);
+        my_slot->taken = false;
+        my_slot = nullptr;
+    }
+    stack_t off;
+    memset(&off, 0, sizeof off);
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+    free(alternate_stack);
+    alternate_stack = nullptr;
 }
 
 }  // namespace cuda_emu

@@ -82,6 +82,8 @@ void describe(const Location& where, char* text, size_t size);
 
 // ---- Per-OS-thread setup: signal stack, fault reports, the no-progress watchdog ----------------
 void prepare_os_thread();
+// The same, given back when a host thread that ran blocks ends (its slot, its signal stack).
+void release_os_thread();
 // Counts barriers reached and threads finished by this OS thread, for the watchdog. Inline: it
 // runs at every barrier. Only this thread writes its counter, so a plain increment is enough.
 extern __thread std::atomic<uint64_t>* progress_counter;
@@ -93,6 +95,7 @@ void watchdog_track(bool running_a_block);
 
 // ---- Fiber stacks and guarded allocations, for fault reports ----------------------------------
 void register_stack_guard(void* guard_page, size_t size);
+void unregister_stack_guard(void* guard_page);
 void* guarded_alloc(size_t size, const char* file, int line);
 void guarded_free(void* ptr);
 

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -72,6 +73,8 @@ struct alignas(64) GpuThread {
 struct Stack {
     char* base;
     size_t size;
+    char* mapping;  // the guard page below, where the mapping starts
+    size_t mapping_size;
 };
 
 struct Grid;
@@ -130,10 +133,33 @@ struct Worker {
 thread_local Worker* this_worker;
 thread_local bool inside_block;
 
+// When a host thread that ran blocks ends (a std::thread, an OpenMP thread), its GPU threads'
+// stacks, its dynamic shared memory and its place in the watchdog's table go back, so that a
+// program whose threads come and go runs as long as it likes, as on a GPU. Not the main thread's:
+// it ends with the program, which may exit from inside a block (a failed check), on those stacks.
+struct ThreadEnd {
+    bool armed = false;
+    ~ThreadEnd() {
+        if (!armed || !this_worker || inside_block || getpid() == (pid_t)syscall(SYS_gettid)) return;
+        for (Stack* s : this_worker->block.all_stacks) {
+            unregister_stack_guard(s->mapping);
+            munmap(s->mapping, s->mapping_size);
+            delete s;
+        }
+        free(dynamic_shared_base);
+        dynamic_shared_base = nullptr;
+        delete this_worker;
+        this_worker = nullptr;
+        release_os_thread();
+    }
+};
+thread_local ThreadEnd thread_end;
+
 Worker* worker_for_this_thread() {
     if (!this_worker) {
         prepare_os_thread();
         this_worker = new Worker();
+        thread_end.armed = true;
     }
     return this_worker;
 }
@@ -173,7 +199,7 @@ Stack* acquire_stack(Block* b) {
     // them over all sets ("cache colouring").
     constexpr size_t cache_line = 64;
     size_t colour = (b->stacks_made++ % (page / cache_line)) * cache_line;
-    Stack* s = new Stack{memory + page, size - colour};
+    Stack* s = new Stack{memory + page, size - colour, memory, size + page};
     b->all_stacks.push_back(s);
     return s;
 }
