@@ -660,6 +660,24 @@ PASS device_assert"
     assert_output --partial "cuda-emu: no progress for 1 s in kernel handshake, block (0,0,0), thread (0,0,0)"
 }
 
+@test "a stack overflow is reported as one, on either stack a GPU thread runs on, and in host code" {
+    built bug_stack_overflow
+    local order
+    for order in forward reverse; do
+        # the first thread of a block starts on the host thread's own stack
+        CUDA_EMU_ORDER=$order run "$BIN/bug_stack_overflow" host
+        assert_failure 1
+        assert_output --regexp "^cuda-emu: stack overflow in kernel recurse_at_once, block \(0,0,0\), thread \(0,0,0\): the [0-9]+ KiB of stack of the host thread it ran on ran out"
+        # a thread that starts while another waits at a barrier has a stack of its own
+        CUDA_EMU_ORDER=$order run "$BIN/bug_stack_overflow" fresh
+        assert_failure 1
+        assert_output --partial "cuda-emu: stack overflow in kernel recurse_after_barrier, block (0,0,0), thread (1,0,0): a GPU thread used more than 256 KiB of stack"
+    done
+    run "$BIN/bug_stack_overflow" host-code
+    assert_failure 1
+    assert_output --regexp "^cuda-emu: stack overflow in host code: the [0-9]+ KiB of stack"
+}
+
 @test "guard mode catches a write one element past an allocation and names block and thread" {
     local line
     line=$(line_of "$REPO/tests/emu/bug_out_of_bounds.cu" "the allocation that is overrun")

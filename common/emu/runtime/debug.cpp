@@ -230,6 +230,10 @@ StackGuard stack_guards[max_stack_guards];
 std::atomic<int> stack_guard_count{0};
 std::mutex stack_guards_mutex;
 std::vector<int> free_stack_guards;
+// The host thread's own stack, on which a block's threads start as plain calls (scheduler.cpp):
+// its lowest address and its size, to tell an overflow of it from a wild pointer.
+thread_local char* host_stack_low;
+thread_local size_t host_stack_size;
 }  // namespace
 
 void register_stack_guard(void* page, size_t size) {
@@ -396,6 +400,10 @@ void report_fault(int signal_number, siginfo_t* info, void* context) {
                   "arrays or deep recursion); CUDA_EMU_STACK_KB raises the limit",
                   where_text, settings().stack_bytes / 1024);
     }
+    // Below the host thread's stack: its guard page, or past it by a large frame
+    if (host_stack_low && address < host_stack_low && address + 64 * 1024 >= host_stack_low)
+        fatal("stack overflow in %s: the %zu KiB of stack of the host thread it ran on ran out (large "
+              "local arrays or deep recursion)", where_text, host_stack_size / 1024);
     int count = guarded_count.load();
     for (int i = 0; i < count; i++) {
         const Guarded& g = guarded[i];
@@ -509,6 +517,12 @@ void prepare_os_thread() {
         action.sa_sigaction = report_no_progress;
         sigaction(SIGUSR2, &action, nullptr);
     });
+    pthread_attr_t attributes;
+    if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
+        void* low;
+        if (pthread_attr_getstack(&attributes, &low, &host_stack_size) == 0) host_stack_low = (char*)low;
+        pthread_attr_destroy(&attributes);
+    }
     stack_t alternate;
     alternate.ss_size = 64 * 1024;
     alternate.ss_sp = alternate_stack = malloc(alternate.ss_size);
