@@ -37,8 +37,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <vector>
 #include <thread>
+#include <vector>
 
 #include <pthread.h>
 #include <sys/mman.h>
