@@ -196,6 +196,29 @@ emu_builds_lessons_with() {
     assert_output --partial "PASS profile_branches"
 }
 
+@test "under AddressSanitizer and UBSan the lessons and the emulator run clean, host threads and all" {
+    # the lessons' host code (arguments, files, checks) and the emulator's runtime, built with
+    # g++'s sanitizers: a heap overrun, a leak or undefined behaviour ends the run with its report
+    local build="$BATS_TEST_TMPDIR/sanitized" bin="$BATS_TEST_TMPDIR/bin" lessons=() lesson
+    mkdir -p "$bin"
+    printf '#!/bin/sh\nexec g++ -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer "$@"\n' \
+        >"$bin/g++-sanitized"
+    chmod +x "$bin/g++-sanitized"
+    for lesson in $(lesson_programs); do
+        [ "$(lesson_setting "$lesson" MPI)" = yes ] && continue  # Open MPI keeps memory to the end
+        lessons+=("$lesson")
+    done
+    emu_builds_lessons_with "$bin/g++-sanitized" "$build" "${lessons[@]}"
+    ASAN_OPTIONS=detect_leaks=1 lessons_pass_in "$build" "${lessons[@]}"
+    # a thread that ran blocks gives its stacks back when it ends (the sanitizer must not see
+    # its old marks on the next stack mapped there)
+    CXX="$bin/g++-sanitized" run common/emu/emucc -o "$build/host_threads" tests/emu/host_threads.cu
+    assert_success
+    ASAN_OPTIONS=detect_leaks=1 run "$build/host_threads"
+    assert_success
+    assert_output "PASS host_threads"
+}
+
 @test "every lesson builds with clang++ on LLVM's libc++, a second C++ standard library, and passes" {
     # a second C++ standard library: a file that uses a name its own includes do not declare,
     # counting on what GCC's headers happen to include (as newer GCCs include less: GCC 13's

@@ -137,12 +137,27 @@ thread_local bool inside_block;
 // stacks, its dynamic shared memory and its place in the watchdog's table go back, so that a
 // program whose threads come and go runs as long as it likes, as on a GPU. Not the main thread's:
 // it ends with the program, which may exit from inside a block (a failed check), on those stacks.
+#if defined(__SANITIZE_ADDRESS__)
+#define CUDA_EMU_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CUDA_EMU_ADDRESS_SANITIZER 1
+#endif
+#endif
+#ifdef CUDA_EMU_ADDRESS_SANITIZER
+extern "C" void __asan_unpoison_memory_region(void const volatile* address, size_t size);
+#endif
 struct ThreadEnd {
     bool armed = false;
     ~ThreadEnd() {
         if (!armed || !this_worker || inside_block || getpid() == (pid_t)syscall(SYS_gettid)) return;
         for (Stack* s : this_worker->block.all_stacks) {
             unregister_stack_guard(s->mapping);
+#ifdef CUDA_EMU_ADDRESS_SANITIZER
+            // in a program built with -fsanitize=address: the marks it left around the frames
+            // that never returned would outlive the mapping, in the next one made there
+            __asan_unpoison_memory_region(s->mapping, s->mapping_size);
+#endif
             munmap(s->mapping, s->mapping_size);
             delete s;
         }
