@@ -334,7 +334,14 @@ arm32_sanitize_holds() {
     # instructions (the runtime's counters call libatomic)
     local build lessons lesson
     arm_course_passes arm-linux-gnueabihf qemu-arm 'ARM, EABI5' '-march=armv6+fp -marm'
-    arm32_sanitize_holds "$BATS_TEST_TMPDIR/arm-linux-gnueabihf-tools/arm-linux-gnueabihf-g++"
+    local arm_gxx="$BATS_TEST_TMPDIR/arm-linux-gnueabihf-tools/arm-linux-gnueabihf-g++"
+    arm32_sanitize_holds "$arm_gxx"
+    # below each stack of a GPU thread, one protected page, as address space is scarce: the
+    # compiler's stack probes make a large local array's frame touch it, not jump past it
+    CXX="$arm_gxx" common/emu/emucc -o "$build/bug_stack_overflow" tests/emu/bug_stack_overflow.cu
+    run qemu-arm "$build/bug_stack_overflow" large-array
+    assert_failure 1
+    assert_output --regexp "^cuda-emu: stack overflow in kernel large_local_array, block \(0,0,0\), thread \([0-9]+,0,0\): a GPU thread used more than 256 KiB"
     # a 32-bit program's size_t holds 4 GB: the bytes a size needs must be counted past that, to
     # refuse it with the right figure, not one wrapped around
     [ -d "$EMU_BUILD" ] || return 0

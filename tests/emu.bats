@@ -678,6 +678,21 @@ PASS device_assert"
     assert_output --regexp "^cuda-emu: stack overflow in host code: the [0-9]+ KiB of stack"
 }
 
+@test "a local array larger than a GPU thread's stack is a stack overflow, though its frame jumps past the stack's end at once" {
+    built bug_stack_overflow
+    # with the compiler's stack probes (emucc's default where it has them), and without: on a
+    # 64-bit machine the protected memory below each stack is deeper than any kernel's frame
+    "$EMUCC" -fno-stack-clash-protection -o "$BATS_TEST_TMPDIR/unprobed" tests/emu/bug_stack_overflow.cu
+    local program order
+    for program in "$BIN/bug_stack_overflow" "$BATS_TEST_TMPDIR/unprobed"; do
+        for order in forward reverse; do
+            CUDA_EMU_ORDER=$order run "$program" large-array
+            assert_failure 1
+            assert_output --regexp "^cuda-emu: stack overflow in kernel large_local_array, block \(0,0,0\), thread \([0-9]+,0,0\): a GPU thread used more than 256 KiB of stack"
+        done
+    done
+}
+
 @test "guard mode catches a write one element past an allocation and names block and thread" {
     local line
     line=$(line_of "$REPO/tests/emu/bug_out_of_bounds.cu" "the allocation that is overrun")

@@ -73,7 +73,7 @@ struct alignas(64) GpuThread {
 struct Stack {
     char* base;
     size_t size;
-    char* mapping;  // the guard page below, where the mapping starts
+    char* mapping;  // the guard below, where the mapping starts
     size_t mapping_size;
 };
 
@@ -199,22 +199,29 @@ Stack* acquire_stack(Block* b) {
         b->free_stacks.pop_back();
         return s;
     }
-    // A protected page below each stack turns a stack overflow into a clear report, not
-    // silent corruption of the neighbouring stack.
+    // Protected memory below each stack turns a stack overflow into a clear report, not silent
+    // corruption of the neighbouring stack. A function with a large local array moves the stack
+    // pointer down by the whole array at once, past a single guard page, unless the compiler
+    // probes each page on the way (emucc asks for that where the compiler can). Where address
+    // space is plentiful the guard is 1 MB, as Linux keeps below a process's stack: more than a
+    // GPU's 512 KB of local memory a thread, so that no kernel's frame can jump it.
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t guard = sizeof(void*) == 8 ? ((size_t)1 << 20) : page;
     size_t size = (settings().stack_bytes + page - 1) / page * page;
-    char* memory = (char*)mmap(nullptr, size + page, PROT_READ | PROT_WRITE,
+    // Mapped inaccessible first, so that the guard is address space alone, never memory the
+    // system counts as promised (which it does where it does not overcommit).
+    char* memory = (char*)mmap(nullptr, guard + size, PROT_NONE,
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (memory == MAP_FAILED) fatal("cannot allocate a %zu KiB stack for a GPU thread", size / 1024);
-    mprotect(memory, page, PROT_NONE);
-    register_stack_guard(memory, page);
+    if (memory == MAP_FAILED || mprotect(memory + guard, size, PROT_READ | PROT_WRITE) != 0)
+        fatal("cannot allocate a %zu KiB stack for a GPU thread", size / 1024);
+    register_stack_guard(memory, guard);
     // Stacks are page-aligned, so without this every stack's top would fall on the same cache
     // sets, and a block's threads would evict each other's hot stack frames from L1 and L2 at
     // every switch. Starting each stack a different number of cache lines below its top spreads
     // them over all sets ("cache colouring").
     constexpr size_t cache_line = 64;
     size_t colour = (b->stacks_made++ % (page / cache_line)) * cache_line;
-    Stack* s = new Stack{memory + page, size - colour, memory, size + page};
+    Stack* s = new Stack{memory + guard, size - colour, memory, guard + size};
     b->all_stacks.push_back(s);
     return s;
 }
