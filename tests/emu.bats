@@ -827,12 +827,59 @@ thrust/device_vector.h Thrust
 curand_kernel.h cuRAND
 nccl.h NCCL
 cuda_gl_interop.h OpenGL interoperability
+mma.h warp matrix multiply-accumulate (WMMA, the tensor cores)
+cuda/pipeline asynchronous copying to shared memory (memcpy_async, cuda::pipeline, cuda::barrier)
+cooperative_groups/memcpy_async.h asynchronous copying to shared memory (memcpy_async, cuda::pipeline, cuda::barrier)
+cuda_bf16.h bfloat16
+thrust/scan.h Thrust
 EOF
     # kept behind the guard, as lessons 04 and 05 keep theirs, it builds and runs
     printf '#ifndef CUDA_EMULATION\n#include <cublas_v2.h>\n#endif\nint main() { return 0; }\n' >guarded.cu
     run "$EMUCC" guarded.cu -o guarded
     assert_success
     run ./guarded
+    assert_success
+}
+
+@test "inline PTX stops the build at its line, naming the instruction; host assembly builds" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >ptx.cu <<'EOF'
+__device__ unsigned int absdiff_sum(unsigned int a, unsigned int b, unsigned int c) {
+    unsigned int result;
+    asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(result) : "r"(a), "r"(b), "r"(c));
+    return result;
+}
+int main() { return 0; }
+EOF
+    run "$EMUCC" -c ptx.cu -o ptx.o
+    assert_failure
+    assert_output --partial "ptx.cu:3: error: cuda-emu: inline PTX assembly (vabsdiff4.u32.u32.u32.add) is not emulated"
+    assert_output --partial "Use the CUDA intrinsic that does the same (__vabsdiffu4,"
+    refute_output --partial "no such instruction"
+    # a block of PTX that opens with its registers
+    cat >block.cu <<'EOF'
+__device__ int lane() {
+    int id;
+    asm volatile("{\n\t.reg .u32 t;\n\tmov.u32 %0, %%laneid;\n}" : "=r"(id));
+    return id;
+}
+int main() { return 0; }
+EOF
+    run "$EMUCC" -c block.cu -o block.o
+    assert_failure
+    assert_output --partial "block.cu:3: error: cuda-emu: inline PTX assembly (.reg) is not emulated"
+    # the host's own assembly, and the word asm elsewhere, are left alone
+    cat >host.cu <<'EOF'
+#define NOTE "asm(\"mov.u32\") in a string"
+int main() {
+    int asm_count = 1;  // asm("mov.u32") in a comment
+    asm volatile("" ::: "memory");
+    return asm_count - 1 + (int)sizeof NOTE * 0;
+}
+EOF
+    run "$EMUCC" -o host host.cu
+    assert_success
+    run ./host
     assert_success
 }
 

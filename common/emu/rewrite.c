@@ -755,6 +755,39 @@ static size_t wrap_branch(size_t pos, size_t len) {
 }
 
 /* ---- Main scan -------------------------------------------------------------------------------- */
+/* src[at] starts the word asm (or __asm, __asm__) and src[after] follows it. When its first
+ * string is PTX, the GPU's assembly language (an opcode with a type suffix, mov.u32, or a .reg
+ * declaration), the build stops there: the host's assembler would only say "no such instruction".
+ * Host assembly (rdtsc, pause, an empty barrier) goes through. */
+static void refuse_ptx(size_t at, size_t after) {
+    size_t pos = skip_space_and_comments(after);
+    while (pos < src_len && is_ident_char(src[pos])) { /* volatile, __volatile__, inline, goto */
+        while (pos < src_len && is_ident_char(src[pos])) pos++;
+        pos = skip_space_and_comments(pos);
+    }
+    if (pos >= src_len || src[pos] != '(') return;
+    pos = skip_space_and_comments(pos + 1);
+    if (pos >= src_len || src[pos] != '"') return;
+    pos++;
+    /* blanks, braces and escapes (\t, \n) before the first instruction */
+    while (pos < src_len && src[pos] && strchr(" \t{\\", src[pos])) pos += src[pos] == '\\' ? 2 : 1;
+    char opcode[40];
+    size_t n = 0;
+    if (pos < src_len && src[pos] == '.') opcode[n++] = src[pos++];
+    while (pos < src_len && (is_ident_char(src[pos]) || src[pos] == '.') && n < sizeof opcode - 1)
+        opcode[n++] = src[pos++];
+    opcode[n] = 0;
+    const char *dot = strchr(opcode, '.');
+    if (!dot || (dot == opcode && strncmp(opcode, ".reg", 4) != 0)) return;
+    char message[400];
+    snprintf(message, sizeof message,
+             "cuda-emu: inline PTX assembly (%s) is not emulated: kernels run as CPU code here. Use "
+             "the CUDA intrinsic that does the same (__vabsdiffu4, __byte_perm, __funnelshift_l, "
+             "__activemask, ...), or keep the asm where CUDA_EMULATION is not defined",
+             opcode);
+    fail(at, message);
+}
+
 int main(int argc, char **argv) {
     int sanitize = 0, profile = 0, bad_flag = 0;
     for (int a = 4; a < argc; a++) {
@@ -862,6 +895,11 @@ int main(int argc, char **argv) {
                 pending_registration = kernel_registration(i, at_namespace_scope, &pending_address);
                 registration_depth = brace_depth;
             }
+            if (((len == 3 && strncmp(src + i, "asm", 3) == 0) ||
+                 (len == 5 && strncmp(src + i, "__asm", 5) == 0) ||
+                 (len == 7 && strncmp(src + i, "__asm__", 7) == 0)) &&
+                !in_directive(i))
+                refuse_ptx(i, end);
             if (len == 12 && strncmp(src + i, "__noinline__", 12) == 0)
                 emit_str("__attribute__((noinline))");
             else

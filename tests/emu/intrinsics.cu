@@ -1,5 +1,5 @@
-// intrinsics.cu - the bit and math intrinsics give the values CUDA documents (the directed
-// roundings included), and printf works inside a kernel.
+// intrinsics.cu - the bit, packed-integer and math intrinsics give the values CUDA documents (the
+// directed roundings included), and printf works inside a kernel.
 #include <cfloat>
 #include <cmath>
 
@@ -49,6 +49,37 @@ __global__ void intrinsics(const float* in, Bits* out) {
     out->dp4a_vector = __dp4a(make_uchar4(4, 3, 2, 1), make_uchar4(4, 5, 6, 240), 1u);
     out->dp2a_lo_signed_vector = __dp2a_lo(make_short2(-2, 3), make_char4(4, 5, 6, -16), 1);
     if (threadIdx.x == 0 && blockIdx.x == 0) printf("kernel printf %d %.1f\n", 42, 1.5f);
+}
+
+// Packed and funnel-shifted integers, each against a value worked out by hand.
+struct Packed {
+    unsigned int usad, uhadd, urhadd, funnel_l, funnel_l_wrap, funnel_lc, funnel_r, funnel_rc;
+    unsigned int byte_perm, byte_perm_swap, vabsdiffu4, vabsdiffu2, vsadu4, vsadu2, vadd4, vsub4;
+    unsigned int vmaxu4, vminu2;
+    int hadd, rhadd;
+};
+
+__global__ void packed(Packed* out) {
+    out->usad = __usad(3u, 10u, 100u);                           // 7 + 100
+    out->hadd = __hadd(-7, 2);                                   // -5 / 2 rounded down: -3
+    out->rhadd = __rhadd(-7, 2);                                 // rounded up: -2
+    out->uhadd = __uhadd(0xFFFFFFFFu, 0xFFFFFFFFu);              // no overflow: 0xFFFFFFFF
+    out->urhadd = __urhadd(4u, 7u);                              // 5.5 up: 6
+    out->funnel_l = __funnelshift_l(0x89ABCDEFu, 0x01234567u, 8);    // 0x23456789
+    out->funnel_l_wrap = __funnelshift_l(0x89ABCDEFu, 0x01234567u, 40);  // 40 & 31 = 8
+    out->funnel_lc = __funnelshift_lc(0x89ABCDEFu, 0x01234567u, 40);     // clamped: lo
+    out->funnel_r = __funnelshift_r(0x89ABCDEFu, 0x01234567u, 8);        // 0x6789ABCD
+    out->funnel_rc = __funnelshift_rc(0x89ABCDEFu, 0x01234567u, 33);     // clamped: hi
+    out->byte_perm = __byte_perm(0x33221100u, 0x77665544u, 0x7531u);     // bytes 1, 3, 5, 7
+    out->byte_perm_swap = __byte_perm(0x44332211u, 0, 0x0123u);          // byte order reversed
+    out->vabsdiffu4 = __vabsdiffu4(0x10FF0305u, 0x20000503u);            // 10 FF 02 02
+    out->vabsdiffu2 = __vabsdiffu2(0x0001FFFFu, 0x00030000u);            // 0002 FFFF
+    out->vsadu4 = __vsadu4(0x10FF0305u, 0x20000503u);                    // 16 + 255 + 2 + 2
+    out->vsadu2 = __vsadu2(0x0001FFFFu, 0x00030000u);                    // 2 + 65535
+    out->vadd4 = __vadd4(0x01FF7F80u, 0x01018080u);                      // 02 00 FF 00: wraps
+    out->vsub4 = __vsub4(0x00050000u, 0x01030001u);                      // FF 02 00 FF
+    out->vmaxu4 = __vmaxu4(0x01FF0080u, 0x02000100u);                    // 02 FF 01 80
+    out->vminu2 = __vminu2(0x8000FFFFu, 0x7FFF0001u);                    // 7FFF 0001
 }
 
 // The directed roundings: down, up and toward zero, on inputs whose exact results no float holds.
@@ -124,6 +155,30 @@ int main() {
                bits.dp2a_lo_signed_vector == 8,
            "vector __dp2a_hi %u __dp4a %u __dp2a_lo %d", bits.dp2a_hi_vector, bits.dp4a_vector,
            bits.dp2a_lo_signed_vector);
+
+    Packed* d_packed;
+    CHECK(cudaMalloc(&d_packed, sizeof(Packed)));
+    packed<<<1, 1>>>(d_packed);
+    CHECK(cudaGetLastError());
+    Packed p;
+    CHECK(cudaMemcpy(&p, d_packed, sizeof p, cudaMemcpyDeviceToHost));
+    EXPECT(p.usad == 107u && p.hadd == -3 && p.rhadd == -2 && p.uhadd == 0xFFFFFFFFu && p.urhadd == 6u,
+           "__usad %u __hadd %d __rhadd %d __uhadd %#x __urhadd %u", p.usad, p.hadd, p.rhadd, p.uhadd,
+           p.urhadd);
+    EXPECT(p.funnel_l == 0x23456789u && p.funnel_l_wrap == 0x23456789u && p.funnel_lc == 0x89ABCDEFu &&
+               p.funnel_r == 0x6789ABCDu && p.funnel_rc == 0x01234567u,
+           "__funnelshift_l %#x (by 40: %#x) _lc %#x _r %#x _rc %#x", p.funnel_l, p.funnel_l_wrap,
+           p.funnel_lc, p.funnel_r, p.funnel_rc);
+    EXPECT(p.byte_perm == 0x77553311u && p.byte_perm_swap == 0x11223344u, "__byte_perm %#x, %#x",
+           p.byte_perm, p.byte_perm_swap);
+    EXPECT(p.vabsdiffu4 == 0x10FF0202u && p.vabsdiffu2 == 0x0002FFFFu && p.vsadu4 == 275u &&
+               p.vsadu2 == 65537u,
+           "__vabsdiffu4 %#x __vabsdiffu2 %#x __vsadu4 %u __vsadu2 %u", p.vabsdiffu4, p.vabsdiffu2,
+           p.vsadu4, p.vsadu2);
+    EXPECT(p.vadd4 == 0x0200FF00u && p.vsub4 == 0xFF0200FFu && p.vmaxu4 == 0x02FF0180u &&
+               p.vminu2 == 0x7FFF0001u,
+           "__vadd4 %#x __vsub4 %#x __vmaxu4 %#x __vminu2 %#x", p.vadd4, p.vsub4, p.vmaxu4, p.vminu2);
+    CHECK(cudaFree(d_packed));
 
     Directed* d_directed;
     CHECK(cudaMalloc(&d_directed, sizeof(Directed)));

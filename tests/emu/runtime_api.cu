@@ -1,6 +1,7 @@
 // runtime_api.cu - the memory, stream and event calls of the runtime API: pinned host memory,
 // asynchronous copies and memsets on a stream, events in order, managed memory (with prefetch
-// and advice accepted) and __managed__ variables, and the error functions.
+// and advice accepted) and __managed__ variables, the error functions, copies between devices
+// (of which there is one), stream priorities and the device's properties.
 #include <string>
 
 #include "check.h"
@@ -87,6 +88,62 @@ int main() {
     CHECK(cudaGetDeviceProperties(&prop, 0));
     EXPECT(pageable == 1 && prop.pageableMemoryAccess == 1, "pageable memory access %d, %d",
            pageable, prop.pageableMemoryAccess);
+    // A copy between device 0 and itself is a device-to-device copy; any other device, and any
+    // question about a pair of devices, is refused.
+    int *d_from, *d_to, copied[3] = {0, 0, 0};
+    const int values[3] = {4, 5, 6};
+    CHECK(cudaMalloc(&d_from, sizeof values));
+    CHECK(cudaMalloc(&d_to, sizeof values));
+    CHECK(cudaMemcpy(d_from, values, sizeof values, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpyPeer(d_to, 0, d_from, 0, 2 * sizeof(int)));
+    CHECK(cudaMemcpyPeerAsync(d_to + 2, 0, d_from + 2, 0, sizeof(int), 0));
+    CHECK(cudaMemcpy(copied, d_to, sizeof copied, cudaMemcpyDeviceToHost));
+    EXPECT(copied[0] == 4 && copied[1] == 5 && copied[2] == 6, "peer copies gave %d %d %d",
+           copied[0], copied[1], copied[2]);
+    EXPECT(cudaMemcpyPeer(d_to, 1, d_from, 0, sizeof(int)) == cudaErrorInvalidDevice,
+           "a peer copy to device 1 was not refused");
+    int rank = -1;
+    EXPECT(cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, 0, 0) ==
+               cudaErrorInvalidDevice, "a P2P attribute of device 0 with itself was not refused");
+    cudaGetLastError();
+    CHECK(cudaFree(d_from));
+    CHECK(cudaFree(d_to));
+
+    // What deviceQuery prints besides: texture limits, alignments, no kernel time limit.
+    int exec_timeout = -1, texture_2d_height = -1, preemption = -1;
+    CHECK(cudaDeviceGetAttribute(&exec_timeout, cudaDevAttrKernelExecTimeout, 0));
+    CHECK(cudaDeviceGetAttribute(&texture_2d_height, cudaDevAttrMaxTexture2DHeight, 0));
+    CHECK(cudaDeviceGetAttribute(&preemption, cudaDevAttrComputePreemptionSupported, 0));
+    EXPECT(prop.maxTexture1D == 131072 && prop.maxTexture2D[1] == 65536 &&
+               texture_2d_height == prop.maxTexture2D[1] && prop.maxTexture3D[2] == 16384 &&
+               prop.maxTexture2DLayered[2] == 2048 && prop.surfaceAlignment == 512,
+           "texture limits 1D %d, 2D height %d (attribute %d), 3D depth %d, 2D layers %d, surface "
+           "alignment %zu", prop.maxTexture1D, prop.maxTexture2D[1], texture_2d_height,
+           prop.maxTexture3D[2], prop.maxTexture2DLayered[2], prop.surfaceAlignment);
+    EXPECT(exec_timeout == 0 && preemption == 1 && prop.computePreemptionSupported == 1,
+           "kernel time limit %d, preemption %d", exec_timeout, preemption);
+    // <limits.h>'s limits, which nvcc's headers bring, as this file does not include it
+    EXPECT(INT_MAX == 2147483647 && UINT_MAX == 4294967295u, "INT_MAX %d", INT_MAX);
+
+    // Stream priorities are kept, within the range, and reported.
+    int least = 1, greatest = 1, priority = 1;
+    CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    EXPECT(least == 0 && greatest == -5, "stream priorities from %d to %d", least, greatest);
+    cudaStream_t urgent, beyond;
+    CHECK(cudaStreamCreateWithPriority(&urgent, cudaStreamNonBlocking, greatest));
+    CHECK(cudaStreamCreateWithPriority(&beyond, cudaStreamDefault, greatest - 10));
+    CHECK(cudaStreamGetPriority(urgent, &priority));
+    EXPECT(priority == greatest, "a stream made with priority %d has %d", greatest, priority);
+    CHECK(cudaStreamGetPriority(beyond, &priority));
+    EXPECT(priority == greatest, "a priority past the range became %d, not %d", priority, greatest);
+    CHECK(cudaStreamGetPriority(0, &priority));
+    EXPECT(priority == 0, "the default stream's priority is %d", priority);
+    unsigned int flags = 99;
+    CHECK(cudaStreamGetFlags(urgent, &flags));
+    EXPECT(flags == cudaStreamNonBlocking, "a non-blocking stream's flags are %u", flags);
+    CHECK(cudaStreamDestroy(urgent));
+    CHECK(cudaStreamDestroy(beyond));
+
     float *pinned, *d_pinned;
     CHECK(cudaMallocHost(&pinned, 4 * sizeof(float)));
     CHECK(cudaHostGetDevicePointer(&d_pinned, pinned, 0));

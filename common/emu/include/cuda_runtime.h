@@ -33,6 +33,9 @@
 #define __CUDA_PROFILER_API_H__
 #define __CUDA_DEVICE_RUNTIME_API_H__
 
+// nvcc's headers bring <limits.h> (INT_MAX, UINT_MAX) into every .cu, and code relies on it
+#include <climits>
+
 #include "cuda_emu/types.h"
 #include "cuda_emu/api.h"
 #include "cuda_emu/device.h"

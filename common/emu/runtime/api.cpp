@@ -164,6 +164,7 @@ struct StreamState {
     uint64_t queued = 0;  // copies, memsets, prefetches and kernels issued on the stream
     uint64_t waited = 0;  // of those, how many the host has waited for or seen finish
     bool blocking = true;  // not cudaStreamNonBlocking: the legacy default stream waits for it
+    int priority = 0;
 };
 std::mutex streams_mutex;
 std::map<cudaStream_t, StreamState> stream_states;  // the default stream is 0
@@ -340,6 +341,19 @@ cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device
     return cudaSuccess;
 }
 cudaError_t cudaDeviceEnablePeerAccess(int, unsigned int) { return fail(cudaErrorInvalidDevice); }
+cudaError_t cudaDeviceGetP2PAttribute(int* value, enum cudaDeviceP2PAttr, int, int) {
+    if (!value) return fail(cudaErrorInvalidValue);
+    return fail(cudaErrorInvalidDevice);
+}
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t count) {
+    if (dst_device != 0 || src_device != 0) return fail(cudaErrorInvalidDevice);
+    return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
+}
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
+                                size_t count, cudaStream_t stream) {
+    if (dst_device != 0 || src_device != 0) return fail(cudaErrorInvalidDevice);
+    return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, stream);
+}
 cudaError_t cudaDeviceDisablePeerAccess(int peer_device) {
     return fail(peer_device == 0 ? cudaErrorPeerAccessNotEnabled : cudaErrorInvalidDevice);
 }
@@ -426,9 +440,22 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->major = model.major;
     prop->minor = model.minor;
     prop->textureAlignment = 512;
+    prop->texturePitchAlignment = 32;
     prop->multiProcessorCount = model.sm_count;
     prop->integrated = 1;  // it shares the host's memory
     prop->canMapHostMemory = 1;
+    // every modelled GPU's (compute capability 7.5 to 9.0)
+    prop->maxTexture1D = 131072;
+    prop->maxTexture2D[0] = 131072;
+    prop->maxTexture2D[1] = 65536;
+    prop->maxTexture3D[0] = prop->maxTexture3D[1] = prop->maxTexture3D[2] = 16384;
+    prop->maxTexture1DLayered[0] = 32768;
+    prop->maxTexture1DLayered[1] = 2048;
+    prop->maxTexture2DLayered[0] = prop->maxTexture2DLayered[1] = 32768;
+    prop->maxTexture2DLayered[2] = 2048;
+    prop->surfaceAlignment = 512;
+    prop->streamPrioritiesSupported = 1;  // stored and reported; all work runs when issued
+    prop->computePreemptionSupported = 1;
     prop->computeMode = cudaComputeModeDefault;
     prop->concurrentKernels = 0;
     prop->asyncEngineCount = 0;
@@ -477,6 +504,20 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
         case cudaDevAttrComputeMode: *value = p.computeMode; break;
         case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+        case cudaDevAttrKernelExecTimeout: *value = 0; break;  // no display watchdog
+        case cudaDevAttrTextureAlignment: *value = (int)p.textureAlignment; break;
+        case cudaDevAttrTexturePitchAlignment: *value = (int)p.texturePitchAlignment; break;
+        case cudaDevAttrSurfaceAlignment: *value = (int)p.surfaceAlignment; break;
+        case cudaDevAttrMaxTexture1DWidth: *value = p.maxTexture1D; break;
+        case cudaDevAttrMaxTexture2DWidth: *value = p.maxTexture2D[0]; break;
+        case cudaDevAttrMaxTexture2DHeight: *value = p.maxTexture2D[1]; break;
+        case cudaDevAttrMaxTexture3DWidth: *value = p.maxTexture3D[0]; break;
+        case cudaDevAttrMaxTexture3DHeight: *value = p.maxTexture3D[1]; break;
+        case cudaDevAttrMaxTexture3DDepth: *value = p.maxTexture3D[2]; break;
+        case cudaDevAttrEccEnabled: *value = p.ECCEnabled; break;
+        case cudaDevAttrPciBusId: *value = p.pciBusID; break;
+        case cudaDevAttrPciDeviceId: *value = p.pciDeviceID; break;
+        case cudaDevAttrComputePreemptionSupported: *value = p.computePreemptionSupported; break;
         case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
         case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
         case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
@@ -656,13 +697,36 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void*, size_t, unsigned int) 
 // ---- Streams and events -----------------------------------------------------------------------------
 // Work runs when it is issued, so a stream only counts its work and what of it the host has
 // waited for (see StreamState above); an event keeps a time and its place in its stream.
+constexpr int least_stream_priority = 0, greatest_stream_priority = -5;
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+    return cudaStreamCreateWithPriority(stream, flags, least_stream_priority);
+}
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority) {
     if (cudaError_t failure = device_error()) return fail(failure);
-    if (!stream) return fail(cudaErrorInvalidValue);
+    if (!stream || (flags & ~(unsigned)cudaStreamNonBlocking)) return fail(cudaErrorInvalidValue);
+    // as CUDA does, a priority outside the range is taken to its nearer end
+    priority = std::min(least_stream_priority, std::max(greatest_stream_priority, priority));
     *stream = reinterpret_cast<cudaStream_t>(new char(0));
     std::lock_guard<std::mutex> lock(streams_mutex);
-    stream_states[*stream] = StreamState{0, 0, (flags & cudaStreamNonBlocking) == 0};
+    stream_states[*stream] = StreamState{0, 0, (flags & cudaStreamNonBlocking) == 0, priority};
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least_priority, int* greatest_priority) {
+    if (least_priority) *least_priority = least_stream_priority;
+    if (greatest_priority) *greatest_priority = greatest_stream_priority;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
+    if (!priority) return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    *priority = stream_states[stream].priority;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
+    if (!flags) return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    *flags = stream_states[stream].blocking ? cudaStreamDefault : cudaStreamNonBlocking;
     return cudaSuccess;
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {

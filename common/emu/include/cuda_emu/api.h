@@ -30,6 +30,13 @@ cudaError_t cudaGetDeviceCount(int* count);
 cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device);
 cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
 cudaError_t cudaDeviceDisablePeerAccess(int peer_device);
+// Between two different devices only: with one, every question is about an invalid pair.
+cudaError_t cudaDeviceGetP2PAttribute(int* value, enum cudaDeviceP2PAttr attr, int src_device,
+                                      int dst_device);
+// A copy "between" device 0 and itself is a copy within its memory, as CUDA allows.
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t count);
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
+                                size_t count, cudaStream_t stream = 0);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDevice(int* device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
@@ -103,6 +110,12 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
                                   unsigned int flags);
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
+// Priorities are kept and reported, in the range CUDA gives recent GPUs (0, the default and
+// lowest, to -5), but change nothing: work runs when it is issued.
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least_priority, int* greatest_priority);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority);
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority);
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);

@@ -348,6 +348,79 @@ inline unsigned int __umulhi(unsigned int a, unsigned int b) {
     return (unsigned)(((unsigned long long)a * b) >> 32);
 }
 inline unsigned int __sad(int a, int b, unsigned int c) { return (unsigned)(a > b ? a - b : b - a) + c; }
+inline unsigned int __usad(unsigned int a, unsigned int b, unsigned int c) { return (a > b ? a - b : b - a) + c; }
+// Averages without overflow, rounded down or (rh) up.
+inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+inline unsigned int __uhadd(unsigned int a, unsigned int b) { return (unsigned)(((unsigned long long)a + b) >> 1); }
+inline unsigned int __urhadd(unsigned int a, unsigned int b) {
+    return (unsigned)(((unsigned long long)a + b + 1) >> 1);
+}
+// hi:lo as one 64-bit value shifted left (keeping its upper half) or right (its lower half), by
+// the shift's low 5 bits, or (lc, rc) by the shift clamped to 32.
+inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift) {
+    return (unsigned)(((((unsigned long long)hi << 32) | lo) << (shift & 31)) >> 32);
+}
+inline unsigned int __funnelshift_lc(unsigned int lo, unsigned int hi, unsigned int shift) {
+    return (unsigned)(((((unsigned long long)hi << 32) | lo) << (shift < 32 ? shift : 32)) >> 32);
+}
+inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int shift) {
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift & 31));
+}
+inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, unsigned int shift) {
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift < 32 ? shift : 32));
+}
+// Byte n of the result is byte (s >> 4n) & 7 of the eight bytes y:x (x's are 0 to 3).
+inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+    unsigned long long bytes = ((unsigned long long)y << 32) | x;
+    unsigned int result = 0;
+    for (int n = 0; n < 4; n++) {
+        unsigned int byte = (s >> (4 * n)) & 7;
+        result |= (unsigned)((bytes >> (8 * byte)) & 0xffu) << (8 * n);
+    }
+    return result;
+}
+
+// SIMD video instructions: the same operation on the two 16-bit halves (...2) or the four bytes
+// (...4) of a 32-bit word, each part unsigned; a sum or difference wraps within its part.
+namespace cuda_emu {
+inline unsigned int simd_absdiff(unsigned int x, unsigned int y) { return x > y ? x - y : y - x; }
+inline unsigned int simd_add(unsigned int x, unsigned int y) { return x + y; }
+inline unsigned int simd_sub(unsigned int x, unsigned int y) { return x - y; }
+inline unsigned int simd_max(unsigned int x, unsigned int y) { return x > y ? x : y; }
+inline unsigned int simd_min(unsigned int x, unsigned int y) { return x < y ? x : y; }
+template <int bits, class Op>
+inline unsigned int simd_parts(unsigned int a, unsigned int b, Op op) {
+    const unsigned int mask = (1u << bits) - 1;
+    unsigned int result = 0;
+    for (int k = 0; k < 32; k += bits) result |= (op((a >> k) & mask, (b >> k) & mask) & mask) << k;
+    return result;
+}
+template <int bits>
+inline unsigned int simd_sad(unsigned int a, unsigned int b) {
+    const unsigned int mask = (1u << bits) - 1;
+    unsigned int sum = 0;
+    for (int k = 0; k < 32; k += bits) sum += simd_absdiff((a >> k) & mask, (b >> k) & mask);
+    return sum;
+}
+}  // namespace cuda_emu
+#define CUDA_EMU_SIMD(name, bits, op)                                 \
+    inline unsigned int name(unsigned int a, unsigned int b) {       \
+        return ::cuda_emu::simd_parts<bits>(a, b, ::cuda_emu::op); \
+    }
+CUDA_EMU_SIMD(__vabsdiffu2, 16, simd_absdiff)
+CUDA_EMU_SIMD(__vabsdiffu4, 8, simd_absdiff)
+CUDA_EMU_SIMD(__vadd2, 16, simd_add)
+CUDA_EMU_SIMD(__vadd4, 8, simd_add)
+CUDA_EMU_SIMD(__vsub2, 16, simd_sub)
+CUDA_EMU_SIMD(__vsub4, 8, simd_sub)
+CUDA_EMU_SIMD(__vmaxu2, 16, simd_max)
+CUDA_EMU_SIMD(__vmaxu4, 8, simd_max)
+CUDA_EMU_SIMD(__vminu2, 16, simd_min)
+CUDA_EMU_SIMD(__vminu4, 8, simd_min)
+#undef CUDA_EMU_SIMD
+inline unsigned int __vsadu2(unsigned int a, unsigned int b) { return ::cuda_emu::simd_sad<16>(a, b); }
+inline unsigned int __vsadu4(unsigned int a, unsigned int b) { return ::cuda_emu::simd_sad<8>(a, b); }
 
 // Dot products of packed integers (compute capability 6.1 on), one instruction each on a GPU:
 // __dp2a_lo and __dp2a_hi multiply the two 16-bit halves of a (the low half first) by bytes 0

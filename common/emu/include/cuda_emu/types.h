@@ -374,18 +374,31 @@ enum cudaDeviceAttr {
     cudaDevAttrWarpSize = 10,
     cudaDevAttrMaxRegistersPerBlock = 12,
     cudaDevAttrClockRate = 13,
+    cudaDevAttrTextureAlignment = 14,
     cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrKernelExecTimeout = 17,
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
     cudaDevAttrComputeMode = 20,
+    cudaDevAttrMaxTexture1DWidth = 21,
+    cudaDevAttrMaxTexture2DWidth = 22,
+    cudaDevAttrMaxTexture2DHeight = 23,
+    cudaDevAttrMaxTexture3DWidth = 24,
+    cudaDevAttrMaxTexture3DHeight = 25,
+    cudaDevAttrMaxTexture3DDepth = 26,
+    cudaDevAttrSurfaceAlignment = 30,
     cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrEccEnabled = 32,
+    cudaDevAttrPciBusId = 33,
+    cudaDevAttrPciDeviceId = 34,
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
     cudaDevAttrL2CacheSize = 38,
     cudaDevAttrMaxThreadsPerMultiProcessor = 39,
     cudaDevAttrAsyncEngineCount = 40,
     cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrTexturePitchAlignment = 51,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
@@ -393,6 +406,7 @@ enum cudaDeviceAttr {
     cudaDevAttrManagedMemory = 83,
     cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,  // the modelled GPU's, not the CPU's
     cudaDevAttrConcurrentManagedAccess = 89,
+    cudaDevAttrComputePreemptionSupported = 90,
     cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrHostNativeAtomicSupported = 86,
@@ -403,6 +417,18 @@ enum cudaDeviceAttr {
     cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
     cudaDevAttrHostMemoryPoolsSupported = 144
 };
+
+// What cudaDeviceGetP2PAttribute answers about two devices; there is one device here.
+enum cudaDeviceP2PAttr {
+    cudaDevP2PAttrPerformanceRank = 1,
+    cudaDevP2PAttrAccessSupported = 2,
+    cudaDevP2PAttrNativeAtomicSupported = 3,
+    cudaDevP2PAttrCudaArrayAccessSupported = 4
+};
+
+typedef struct CUuuid_st {
+    char bytes[16];
+} cudaUUID_t;
 
 // Whether several processes may use the device; the emulated one never refuses anyone.
 enum cudaComputeMode {
@@ -416,6 +442,7 @@ enum cudaComputeMode {
 // as in CUDA 13 (which dropped clockRate and memoryClockRate: ask cudaDeviceGetAttribute).
 struct cudaDeviceProp {
     char name[256];
+    cudaUUID_t uuid;  // all zero: no physical device
     size_t totalGlobalMem;
     size_t sharedMemPerBlock;
     int regsPerBlock;
@@ -428,9 +455,17 @@ struct cudaDeviceProp {
     int major;
     int minor;
     size_t textureAlignment;
+    size_t texturePitchAlignment;
     int multiProcessorCount;
     int integrated;
     int canMapHostMemory;
+    // the modelled GPU's limits, though layered textures are not emulated
+    int maxTexture1D;
+    int maxTexture2D[2];
+    int maxTexture3D[3];
+    int maxTexture1DLayered[2];
+    int maxTexture2DLayered[3];
+    size_t surfaceAlignment;
     int computeMode;
     int concurrentKernels;
     int ECCEnabled;
@@ -443,6 +478,7 @@ struct cudaDeviceProp {
     int l2CacheSize;
     int persistingL2CacheMaxSize;
     int maxThreadsPerMultiProcessor;
+    int streamPrioritiesSupported;
     size_t sharedMemPerMultiprocessor;
     int regsPerMultiprocessor;
     int managedMemory;
@@ -450,6 +486,7 @@ struct cudaDeviceProp {
     int pageableMemoryAccess;  // kernels may read malloc'd memory: here all memory is the host's
     int pageableMemoryAccessUsesHostPageTables;
     int hostNativeAtomicSupported;
+    int computePreemptionSupported;
     int cooperativeLaunch;
     size_t sharedMemPerBlockOptin;
     int maxBlocksPerMultiProcessor;
