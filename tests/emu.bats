@@ -130,6 +130,10 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order graphs
 }
 
+@test "warp matrix multiply-accumulate (wmma) gives a CPU's product for every type and shape, in both layouts" {
+    run_in_every_order wmma
+}
+
 @test "bit and math intrinsics give CUDA's values, and printf works inside a kernel" {
     for order in forward reverse random:12345; do
         built intrinsics
@@ -827,7 +831,6 @@ thrust/device_vector.h Thrust
 curand_kernel.h cuRAND
 nccl.h NCCL
 cuda_gl_interop.h OpenGL interoperability
-mma.h warp matrix multiply-accumulate (WMMA, the tensor cores)
 cuda/pipeline asynchronous copying to shared memory (memcpy_async, cuda::pipeline, cuda::barrier)
 cooperative_groups/memcpy_async.h asynchronous copying to shared memory (memcpy_async, cuda::pipeline, cuda::barrier)
 cuda_bf16.h bfloat16
