@@ -146,6 +146,65 @@ static const char *image_signature(FILE *file)
     return NULL; /* TGA has no signature: a broken one reads as "not an image" */
 }
 
+/* Whether a JPEG file runs to its end-of-image marker. Newer stb_image (2.28
+ * on) decodes a JPEG cut short as if the rest were there, so the course looks
+ * itself: marker segments are skipped by their lengths (an EXIF thumbnail,
+ * with markers of its own, lies inside one), and in compressed data a 0xFF
+ * byte is followed by 0 (a stuffed 0xFF) or a restart marker, so the first
+ * other marker after a scan is a real one. */
+static int jpeg_is_complete(FILE *file)
+{
+    int complete = 0, c;
+    if (fgetc(file) != 0xFF || fgetc(file) != 0xD8)
+        goto done;
+    for (;;) {
+        while ((c = fgetc(file)) != EOF && c != 0xFF) {
+        } /* to the next marker */
+        while (c == 0xFF)
+            c = fgetc(file); /* fill bytes */
+        if (c == EOF)
+            goto done;
+        if (c == 0xD9) {
+            complete = 1;
+            goto done;
+        }
+        if (c == 0x00 || (c >= 0xD0 && c <= 0xD7) || c == 0x01)
+            continue; /* in compressed data: a stuffed 0xFF, a restart; TEM */
+        int high = fgetc(file), low = fgetc(file);
+        if (low == EOF || ((high << 8) | low) < 2 || fseek(file, ((high << 8) | low) - 2, SEEK_CUR) != 0)
+            goto done;
+        /* after a start of scan (0xDA), its compressed data, which the
+         * search for the next marker walks through */
+    }
+done:
+    rewind(file);
+    return complete;
+}
+
+/* The width and height a PPM or PGM header gives (comments skipped), or 0. */
+static int ppm_header_size(FILE *file, long long *width, long long *height)
+{
+    long long sides[2];
+    int found = fgetc(file) == 'P' && fgetc(file) != EOF;
+    for (int side = 0; side < 2 && found; side++) {
+        int c;
+        while ((c = fgetc(file)) == '#' || (c > 0 && strchr(" \t\r\n", c))) {
+            if (c == '#')
+                while ((c = fgetc(file)) != EOF && c != '\n') {
+                }
+        }
+        found = c >= '0' && c <= '9';
+        for (sides[side] = 0; c >= '0' && c <= '9' && sides[side] < 1000000000; c = fgetc(file))
+            sides[side] = sides[side] * 10 + (c - '0');
+    }
+    rewind(file);
+    if (found) {
+        *width = sides[0];
+        *height = sides[1];
+    }
+    return found;
+}
+
 /* Decodes the image at path as 3 bytes a pixel (R G B, row after row; an
  * alpha channel is dropped, a gray image's level repeated three times), each
  * side 1 to max_side pixels. needs_color: a gray file is refused, for a
@@ -165,11 +224,24 @@ static unsigned char *load_rgb_image(const char *program, const char *path, int 
     int channels = 0;
     if (!stbi_info_from_file(file, width, height, &channels)) {
         const char *format = image_signature(file);
-        fclose(file);
-        if (!format)
+        if (!format) {
+            fclose(file);
             refuse_file(program, path, "not an image", "expected PNG, JPEG, BMP, TGA or PPM");
+        }
         /* an image, but with a header stb_image will not decode: a size of
-         * 0, one it will not allocate, or bytes that make no sense */
+         * 0, one it will not allocate, or bytes that make no sense. Newer
+         * stb_image refuses a PPM of 0x0 here, older ones below: the same
+         * line either way. */
+        long long ppm_width, ppm_height;
+        if (strcmp(format, "PPM") == 0 && ppm_header_size(file, &ppm_width, &ppm_height) &&
+            (ppm_width < 1 || ppm_height < 1 || ppm_width > max_side || ppm_height > max_side)) {
+            char size[96];
+            snprintf(size, sizeof size, "%lldx%lld: each side must be 1 to %lld", ppm_width,
+                     ppm_height, max_side);
+            fclose(file);
+            refuse_file(program, path, "unusable image size", size);
+        }
+        fclose(file);
         char problem[64];
         snprintf(problem, sizeof problem, "cannot read the %s header", format);
         refuse_file(program, path, problem,
@@ -194,7 +266,9 @@ static unsigned char *load_rgb_image(const char *program, const char *path, int 
         fclose(file);
         refuse_file(program, path, "image too large", size);
     }
-    unsigned char *pixels = stbi_load_from_file(file, width, height, &channels, 3);
+    const char *format = image_signature(file);
+    int cut_short = format && strcmp(format, "JPEG") == 0 && !jpeg_is_complete(file);
+    unsigned char *pixels = cut_short ? NULL : stbi_load_from_file(file, width, height, &channels, 3);
     fclose(file);
     /* the header was fine, so the data is at fault */
     if (!pixels)

@@ -166,6 +166,18 @@ assert_refused() {
     head -c 5000 "$REPO/data/astronaut.png" >"$BATS_TEST_TMPDIR/cut.png"
     assert_refused "cut.png: cannot decode the image: the file is truncated or corrupt" \
         --image "$BATS_TEST_TMPDIR/cut.png"
+    # a JPEG cut short, whose metadata (an APP1 segment, as EXIF's) holds a thumbnail with an
+    # end-of-image marker of its own: refused, though newer stb_image decodes such a file
+    {
+        printf '\377\330\377\341\000\012\377\330\377\332\000\002\377\331'
+        tail -c +3 "$REPO/data/rocket.jpg"
+    } >"$BATS_TEST_TMPDIR/thumbnail.jpg"
+    head -c 60000 "$BATS_TEST_TMPDIR/thumbnail.jpg" >"$BATS_TEST_TMPDIR/thumbnail-cut.jpg"
+    assert_refused "thumbnail-cut.jpg: cannot decode the image: the file is truncated or corrupt" \
+        --image "$BATS_TEST_TMPDIR/thumbnail-cut.jpg"
+    # whole, it decodes
+    run "$BUILD/lesson02" --image "$BATS_TEST_TMPDIR/thumbnail.jpg" "${QUICK[@]}"
+    assert_success
 }
 
 @test "lesson02 refuses an image of 0x0, one too wide, one too large, and a gray one" {
