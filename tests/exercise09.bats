@@ -39,7 +39,7 @@ setup() {
 
 @test "exercise09's checker under mpirun checks with the ranks it is given" {
     use_gpu_build
-    run timeout 60 mpirun -q -np 2 "$BUILD/solution09"
+    run mpi_run 60 -np 2 "$BUILD/solution09"
     assert_success
     assert_line "exercise09: PASS (all 3 cases)"
     assert_line "(started with 2 ranks: only the cases of up to 2 ran; make exercise09 starts 4)"

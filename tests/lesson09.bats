@@ -2,7 +2,7 @@
 # Lesson 09, lesson 03's diffusion split over MPI ranks: what is particular to
 # this lesson. The generic contract (./lesson09 alone, one rank) is in
 # contract.bats, the exercise in exercise09.bats. The ranks start with
-# mpirun -q (mpirun's own notices stay out of the output), at small fields:
+# mpi_run (test_helper.bash: mpirun without its own notices), at small fields:
 # about a second a run.
 
 setup() {
@@ -15,7 +15,7 @@ setup() {
 lesson09() {
     local ranks="$1"
     shift
-    run --separate-stderr timeout 60 mpirun -q -np "$ranks" "$BUILD/lesson09" "$@"
+    run --separate-stderr mpi_run 60 -np "$ranks" "$BUILD/lesson09" "$@"
 }
 
 # The CSV on stdin: one header, each row once, naive and optimized among
@@ -92,7 +92,7 @@ assert_rows_exact() {
     use_any_build
     # each rank a shell that runs lesson09 and says how it exited (the shell
     # then exits 0: mpirun stops the other ranks when one exits with a failure)
-    run --separate-stderr timeout 60 mpirun -q -np 3 \
+    run --separate-stderr mpi_run 60 -np 3 \
         sh -c '"$0" -n 8x2 --reps 1; echo "rank exit $?" >&2' "$BUILD/lesson09"
     assert_success
     assert_output ""
@@ -145,7 +145,7 @@ build_mutated_lesson() {
     BUILD="$BATS_TEST_TMPDIR"
     run --separate-stderr "$BUILD/broken" -n 37x11 --steps 3 --only naive --reps 1 --warmup 0
     assert_success # one rank: the slab's first row is the field's
-    run --separate-stderr timeout 60 mpirun -q -np 3 "$BUILD/broken" -n 37x11 --steps 3 --only naive \
+    run --separate-stderr mpi_run 60 -np 3 "$BUILD/broken" -n 37x11 --steps 3 --only naive \
         --reps 1 --warmup 0
     assert_equal "$status" 1
     assert_line --regexp "^naive +kernel .* FAIL \(max err "
@@ -155,7 +155,7 @@ build_mutated_lesson() {
 
 @test "an optimized exchange that sends nothing between the steps fails on two ranks" {
     build_mutated_lesson 's/        if (s < steps - 1) {/        if (0) {/'
-    run --separate-stderr timeout 60 mpirun -q -np 2 "$BATS_TEST_TMPDIR/broken" -n 37x11 --steps 3 \
+    run --separate-stderr mpi_run 60 -np 2 "$BATS_TEST_TMPDIR/broken" -n 37x11 --steps 3 \
         --only naive,optimized --reps 1 --warmup 0
     assert_equal "$status" 1
     assert_line --regexp "^naive +kernel .* PASS \(max err 0\)$"
