@@ -19,10 +19,10 @@ GPU_COUNT="${WORKBOOK_GPU_COUNT:-$([ -n "$DETECTED_ARCH" ] && nvidia-smi -L 2>/d
 
 # MPI programs (lesson 09) start under mpirun. CI runs the tests as root, which
 # Open MPI refuses unless told twice, and starts more ranks than the machine
-# has cores, which it refuses unless allowed to oversubscribe. Both are the
-# tests' setting, not the lesson's.
+# has cores, which it refuses unless allowed to oversubscribe (Open MPI 4 and 5
+# each read their own variable). Both are the tests' setting, not the lesson's.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 
 # clang_has_openmp: whether clang and clang++ are installed and build an OpenMP program, which
 # every lesson's CPU version is (clang's OpenMP is LLVM's libomp, from libomp-dev).
