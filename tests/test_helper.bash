@@ -23,6 +23,9 @@ GPU_COUNT="${WORKBOOK_GPU_COUNT:-$([ -n "$DETECTED_ARCH" ] && nvidia-smi -L 2>/d
 # each read their own variable). Both are the tests' setting, not the lesson's.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
+# Open MPI 5's TCP transport, which ranks on one machine do not need, warns on every rank of a
+# machine with IPv6 addresses that it cannot pair them; without IPv6 it says nothing.
+export OMPI_MCA_btl_tcp_disable_family=6
 
 # clang_has_openmp: whether clang and clang++ are installed and build an OpenMP program, which
 # every lesson's CPU version is (clang's OpenMP is LLVM's libomp, from libomp-dev).

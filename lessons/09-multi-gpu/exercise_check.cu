@@ -376,6 +376,9 @@ static int start_ranks(void)
          * Open MPI 4's quiet mode, set as a variable because its -q flag is gone from Open MPI 5,
          * whose notices go to stderr, not into the report */
         setenv("OMPI_MCA_orte_execute_quiet", "1", 1);
+        /* and Open MPI 5's TCP transport, which ranks on one machine do not need, from warning
+         * on a machine with IPv6 addresses that it cannot pair them */
+        setenv("OMPI_MCA_btl_tcp_disable_family", "6", 0);
         execlp("mpirun", "mpirun", "-np", ranks_text, "--oversubscribe", "--bind-to", "none", self,
                (char *)NULL);
         printf("%s: cannot check: mpirun: %s (sudo apt-get install openmpi-bin)\n", NAME,
