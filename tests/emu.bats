@@ -130,6 +130,31 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order graphs
 }
 
+@test "asynchronous copies to shared memory (the pipeline primitives, a group's memcpy_async) arrive, zero-filled past the end" {
+    run_in_every_order async_copy
+    # a copy from an address that is not a multiple of its size is a device-side assert, as on a GPU
+    built async_copy
+    run "$BIN/async_copy" misaligned
+    assert_failure 1
+    assert_output --partial "tests/emu/async_copy.cu:$(line_of tests/emu/async_copy.cu "x + 1: 4 bytes past"): misaligned_copy: block: [0,0,0], thread: [0,0,0] Assertion \`__pipeline_memcpy_async: both addresses must be multiples of the size\` failed."
+    assert_output --partial "device-side assert triggered"
+}
+
+@test "emucc --sanitize names a read of an asynchronous copy that another thread made, with no barrier after the wait" {
+    sed 's|        __syncthreads();  // every thread.s part of tile t|        // (the barrier left out)|' \
+        tests/emu/async_copy.cu >"$BATS_TEST_TMPDIR/no_barrier.cu"
+    grep -q "the barrier left out" "$BATS_TEST_TMPDIR/no_barrier.cu" || fail "the sed expression changed nothing"
+    local copy read
+    copy=$(line_of tests/emu/async_copy.cu "__pipeline_memcpy_async(&buffer")
+    read=$(line_of tests/emu/async_copy.cu "sum += buffer[t % 2][i]")
+    "$EMUCC" --sanitize -Itests/emu -o "$BATS_TEST_TMPDIR/no_barrier" "$BATS_TEST_TMPDIR/no_barrier.cu"
+    run "$BATS_TEST_TMPDIR/no_barrier"
+    assert_failure
+    assert_output --partial "cuda-emu: data race on shared memory in kernel double_buffered_sum"
+    assert_output --regexp "reads at .*no_barrier.cu:$read"
+    assert_output --regexp "writes at .*no_barrier.cu:$copy"
+}
+
 @test "warp matrix multiply-accumulate (wmma) gives a CPU's product for every type and shape, in both layouts" {
     run_in_every_order wmma
 }
@@ -831,8 +856,7 @@ thrust/device_vector.h Thrust
 curand_kernel.h cuRAND
 nccl.h NCCL
 cuda_gl_interop.h OpenGL interoperability
-cuda/pipeline asynchronous copying to shared memory (memcpy_async, cuda::pipeline, cuda::barrier)
-cooperative_groups/memcpy_async.h asynchronous copying to shared memory (memcpy_async, cuda::pipeline, cuda::barrier)
+cuda/pipeline libcu++'s asynchronous copying (cuda::memcpy_async with cuda::pipeline or cuda::barrier)
 cuda_bf16.h bfloat16
 thrust/scan.h Thrust
 EOF

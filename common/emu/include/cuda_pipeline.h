@@ -1,5 +1,6 @@
-// cuda_pipeline.h - a stand-in for NVIDIA's header under the CPU emulator (common/emu/).
-// Asynchronous copying to shared memory is not emulated: this stops the build at the line that
-// includes the header, and says what to do instead.
+// cuda_pipeline.h - for the CPU emulator (common/emu/): the pipeline primitives
+// (__pipeline_memcpy_async, __pipeline_commit, __pipeline_wait_prior), which this header brings
+// with the toolkit too. Its nvcuda::experimental::pipeline class is not emulated.
 #pragma once
-#error "cuda-emu: asynchronous copying to shared memory (memcpy_async, cuda::pipeline, cuda::barrier) is not emulated. Include it and make its calls only when CUDA_EMULATION is not defined (plain loads and stores, then __syncthreads(), copy the same), so that they run on a GPU, built with nvcc"
+
+#include "cuda_pipeline_primitives.h"
