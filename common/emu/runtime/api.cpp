@@ -164,7 +164,7 @@ struct StreamState {
     uint64_t queued = 0;  // copies, memsets, prefetches and kernels issued on the stream
     uint64_t waited = 0;  // of those, how many the host has waited for or seen finish
     bool blocking = true;  // not cudaStreamNonBlocking: the legacy default stream waits for it
-    int priority = 0;
+    int priority = 0;      // as made (cudaStreamCreateWithPriority), reported, changing nothing
 };
 std::mutex streams_mutex;
 std::map<cudaStream_t, StreamState> stream_states;  // the default stream is 0
