@@ -158,10 +158,11 @@ static int jpeg_is_complete(FILE *file)
     if (fgetc(file) != 0xFF || fgetc(file) != 0xD8)
         goto done;
     for (;;) {
-        while ((c = fgetc(file)) != EOF && c != 0xFF) {
-        } /* to the next marker */
+        do /* to the next marker, past fill bytes of 0xFF */
+            c = fgetc(file);
+        while (c != EOF && c != 0xFF);
         while (c == 0xFF)
-            c = fgetc(file); /* fill bytes */
+            c = fgetc(file);
         if (c == EOF)
             goto done;
         if (c == 0xD9) {
@@ -170,29 +171,32 @@ static int jpeg_is_complete(FILE *file)
         }
         if (c == 0x00 || (c >= 0xD0 && c <= 0xD7) || c == 0x01)
             continue; /* in compressed data: a stuffed 0xFF, a restart; TEM */
+        /* a segment, its length counting its own two bytes; after a start
+         * of scan (0xDA) comes its compressed data, which the search for
+         * the next marker walks through */
         int high = fgetc(file), low = fgetc(file);
-        if (low == EOF || ((high << 8) | low) < 2 || fseek(file, ((high << 8) | low) - 2, SEEK_CUR) != 0)
+        int length = (high << 8) | low;
+        if (low == EOF || length < 2 || fseek(file, length - 2, SEEK_CUR) != 0)
             goto done;
-        /* after a start of scan (0xDA), its compressed data, which the
-         * search for the next marker walks through */
     }
 done:
     rewind(file);
     return complete;
 }
 
-/* The width and height a PPM or PGM header gives (comments skipped), or 0. */
+/* The width and height a PPM or PGM header gives (comments skipped): 1 when
+ * it has both, else 0. */
 static int ppm_header_size(FILE *file, long long *width, long long *height)
 {
     long long sides[2];
     int found = fgetc(file) == 'P' && fgetc(file) != EOF;
     for (int side = 0; side < 2 && found; side++) {
         int c;
-        while ((c = fgetc(file)) == '#' || (c > 0 && strchr(" \t\r\n", c))) {
-            if (c == '#')
-                while ((c = fgetc(file)) != EOF && c != '\n') {
-                }
-        }
+        while ((c = fgetc(file)) == '#' || (c > 0 && strchr(" \t\r\n", c)))
+            if (c == '#') /* a comment, to the end of its line */
+                do
+                    c = fgetc(file);
+                while (c != EOF && c != '\n');
         found = c >= '0' && c <= '9';
         for (sides[side] = 0; c >= '0' && c <= '9' && sides[side] < 1000000000; c = fgetc(file))
             sides[side] = sides[side] * 10 + (c - '0');
