@@ -23,6 +23,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cooperative_groups.h"
 #include "cuda_fp16.h"
 #include "cuda_runtime.h"
 
@@ -71,9 +72,7 @@ template <> struct accumulates<__half> : std::true_type {};
 template <> struct accumulates<int> : std::true_type {};
 template <> struct accumulates<double> : std::true_type {};
 
-inline unsigned lane() {
-    return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32;
-}
+using ::cooperative_groups::details::lane;  // the calling thread's lane in its warp
 }  // namespace detail
 
 template <class Use, int m, int n, int k, class T, class Layout = void>
