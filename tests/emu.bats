@@ -130,6 +130,33 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order graphs
 }
 
+@test "graph memory nodes: an allocation keeps its address across launches and lives from its alloc node to its free" {
+    run_in_every_order graph_memory
+}
+
+@test "graph memory nodes: what CUDA forbids fails with its error and a line that says why" {
+    built graph_memory
+    run "$BIN/graph_memory" misuse
+    assert_success
+    assert_line "PASS graph_memory"
+    local made_at="tests/emu/graph_memory.cu:$(line_of tests/emu/graph_memory.cu "CHECK(cudaGraphAddMemAllocNode(&alloc, graph")"
+    assert_line "cuda-emu: cudaGraphLaunch: the graph allocation made at $made_at by its last launch is not freed yet; free it first (cudaFree, cudaFreeAsync or a graph with a memory free node), or instantiate with cudaGraphInstantiateFlagAutoFreeOnLaunch"
+    assert_line "cuda-emu: cudaGraphInstantiate: a graph with memory alloc or free nodes may have only one executable graph at a time (cudaGraphExecDestroy the other first)"
+    assert_line "cuda-emu: cudaGraphClone: a graph with memory alloc or free nodes cannot be cloned"
+    assert_line --regexp "^cuda-emu: a memory free node needs the address of a graph allocation .* is not one$"
+    local own_at="tests/emu/graph_memory.cu:$(line_of tests/emu/graph_memory.cu "CHECK(cudaGraphAddMemAllocNode(&own_alloc")"
+    assert_line "cuda-emu: the graph allocation made at $own_at already has its memory free node"
+    assert_line "cuda-emu: the graph allocation made at $own_at is freed by a memory free node of its own graph, so no other graph may free it"
+}
+
+@test "a kernel node that reads graph memory after its free node is reported, with the alloc node's line" {
+    built graph_memory
+    run "$BIN/graph_memory" after-free
+    assert_failure 1
+    assert_output --regexp "cuda-emu: read of graph memory outside its lifetime in kernel copy_doubled, block \([0-9]+,0,0\), thread \(0,0,0\) at .*: byte [0-9]+ of a 4000-byte allocation whose memory alloc node was made at tests/emu/graph_memory.cu:$(line_of tests/emu/graph_memory.cu "// the alloc node")\. It exists from when that node runs until it is freed"
+    refute_output --partial "FAIL"
+}
+
 @test "asynchronous copies to shared memory (the pipeline primitives, a group's memcpy_async) arrive, zero-filled past the end" {
     run_in_every_order async_copy
     # a copy from an address that is not a multiple of its size is a device-side assert, as on a GPU

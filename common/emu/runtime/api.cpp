@@ -67,7 +67,7 @@ int host_cache_bytes() {
 }
 
 // ---- Allocation records -----------------------------------------------------------------------
-enum class Kind { device, managed, pinned_host, registered_host, symbol };
+enum class Kind { device, managed, pinned_host, registered_host, symbol, graph };
 struct Allocation {
     size_t size;
     Kind kind;
@@ -118,7 +118,8 @@ cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int l
 
 // Frees what allocate() made; a pool's block goes back to its pool, freed in `stream` as its
 // item number `work` (cudaFree: at once, in no stream's order). `not_allocated` is the error for
-// a pointer that is no allocation of that kind (any more).
+// a pointer that is no allocation of that kind (any more). A graph allocation goes back to
+// graphs.cpp.
 cudaError_t release(void* ptr, bool host_kind, cudaError_t not_allocated, cudaStream_t stream = 0,
                     uint64_t work = 0) {
     if (cudaError_t failure = device_error()) return fail(failure);
@@ -134,6 +135,10 @@ cudaError_t release(void* ptr, bool host_kind, cudaError_t not_allocated, cudaSt
         allocations.erase(it);
     }
     if (sanitize_enabled || profile_enabled) sanitize_untrack(ptr);
+    if (found.kind == Kind::graph) {
+        graph_allocation_freed(ptr, stream, work);  // closes its pages: a later access is reported
+        return cudaSuccess;
+    }
     if (settings().poison) memset(ptr, 0xff, found.size);  // reads after free show as NaN
     if (found.pool)
         pool_give_back(found.pool, ptr, stream, work);
@@ -254,6 +259,21 @@ cudaError_t register_symbol(void* symbol, size_t size) {
     std::lock_guard<std::mutex> lock(allocations_mutex);
     allocations.emplace((const char*)symbol, Allocation{size, Kind::symbol, false});
     return cudaSuccess;
+}
+
+// A graph allocation as its memory alloc node runs: device memory from now until its free.
+void record_graph_allocation(void* start, size_t size, const char* file, int line) {
+    if (settings().poison) memset(start, 0xff, size);
+    {
+        std::lock_guard<std::mutex> lock(allocations_mutex);
+        allocations[(const char*)start] = Allocation{size, Kind::graph, false};
+    }
+    if (sanitize_enabled || profile_enabled) sanitize_track(start, size, file, line, sanitize_enabled);
+}
+
+cudaError_t free_graph_allocation(void* start, cudaStream_t stream) {
+    uint64_t work = work_queued_on(stream) + 1;  // the graph launch that frees it
+    return release(start, false, cudaErrorInvalidValue, stream, work);
 }
 
 }  // namespace cuda_emu
@@ -666,7 +686,8 @@ cudaError_t cudaMemAdvise(const void*, size_t, enum cudaMemoryAdvise, struct cud
 }
 // Stream-ordered allocation: the pool's side (which block, how much it holds) is in pools.cpp.
 // Each allocation and free counts as work of its stream, as on a GPU, where it is an operation
-// queued there. A zero-byte allocation is a null pointer, which cudaFreeAsync accepts.
+// queued there. A zero-byte allocation is a null pointer, which cudaFreeAsync accepts. In a
+// capturing stream they become a graph's memory alloc and free nodes (graphs.cpp).
 cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool, cudaStream_t stream,
                                     const char* file, int line) {
     if (cudaError_t failure = device_error()) return fail(failure);
@@ -675,6 +696,7 @@ cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t pool,
         *ptr = nullptr;
         return cudaSuccess;
     }
+    if (capturing(stream)) return capture_allocation(ptr, size, stream, file, line);
     cudaError_t result = allocate(ptr, size, Kind::device, file, line, pool, stream);
     if (result == cudaSuccess) note_stream_work(stream);
     return result;
@@ -687,6 +709,7 @@ cudaError_t cudaMallocAsync(void** ptr, size_t size, cudaStream_t stream, const 
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (!ptr) return cudaSuccess;
+    if (capturing(stream)) return capture_free(ptr, stream);
     uint64_t work = work_queued_on(stream) + 1;  // the free is the stream's next item
     cudaError_t result = release(ptr, false, cudaErrorInvalidValue, stream, work);
     if (result == cudaSuccess) note_stream_work(stream);

@@ -203,7 +203,10 @@ void describe(const Location& where, char* text, size_t size) {
 }
 
 // ---- Guarded allocations and stack guard pages ------------------------------------------------------
-// Fixed tables, appended to and never shrunk, so the fault handler can read them without locks.
+// Fixed tables, never shrunk, so the fault handler can read them without locks. A guarded
+// allocation's slot is kept for good (its pages stay protected after the free, to catch a use
+// after it); a graph allocation's slot is given back when no graph refers to it any more (its
+// mapping_size is 0 while free, which no address matches).
 namespace {
 struct Guarded {
     char* data;
@@ -213,10 +216,13 @@ struct Guarded {
     const char* file;
     int line;
     std::atomic<bool> freed;
+    bool graph;  // a graph allocation's range (graph_region_reserve)
 };
 constexpr int max_guarded = 1 << 16;
 Guarded guarded[max_guarded];
 std::atomic<int> guarded_count{0};
+std::mutex guarded_slots_mutex;
+std::vector<int> free_guarded_slots;  // given back by graph_region_release
 
 // The guard page below each GPU thread's stack. Workers make stacks at once, and a thread that
 // ends gives its stacks back: slots are taken and freed under a lock, and the fault handler reads
@@ -262,16 +268,33 @@ void unregister_stack_guard(void* page) {
         }
 }
 
-void* guarded_alloc(size_t size, const char* file, int line) {
-    static std::atomic<int> next{0};
-    int slot = next.fetch_add(1);
-    if (slot >= max_guarded) fatal("CUDA_EMU_GUARD=1 supports at most %d allocations", max_guarded);
+namespace {
+
+// A slot of the table: one given back if there is one, else the next unused.
+int take_guarded_slot(const char* what) {
+    static int next = 0;
+    std::lock_guard<std::mutex> lock(guarded_slots_mutex);
+    if (!free_guarded_slots.empty()) {
+        int slot = free_guarded_slots.back();
+        free_guarded_slots.pop_back();
+        return slot;
+    }
+    if (next >= max_guarded) fatal("%s: at most %d allocations at once", what, max_guarded);
+    return next++;
+}
+
+// Maps the pages for `size` bytes between two protected pages, and records them in `slot`.
+void* map_guarded(int slot, size_t size, const char* file, int line, bool graph) {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t data_pages = (size + page - 1) / page;
     size_t mapping_size = (data_pages + 2) * page;
     char* mapping = (char*)mmap(nullptr, mapping_size, PROT_READ | PROT_WRITE,
                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapping == MAP_FAILED) return nullptr;
+    if (mapping == MAP_FAILED) {
+        std::lock_guard<std::mutex> lock(guarded_slots_mutex);
+        free_guarded_slots.push_back(slot);
+        return nullptr;
+    }
     mprotect(mapping, page, PROT_NONE);
     mprotect(mapping + page + data_pages * page, page, PROT_NONE);
     // The data ends as close to the protected page as alignment allows, so an access past the
@@ -289,21 +312,80 @@ void* guarded_alloc(size_t size, const char* file, int line) {
     g.data = data;
     g.size = size;
     g.mapping = mapping;
-    g.mapping_size = mapping_size;
     g.file = file;
     g.line = line;
+    g.graph = graph;
     g.freed.store(false);
+    g.mapping_size = mapping_size;  // last: from here on the fault handler matches the range
     int count = guarded_count.load();
     while (count < slot + 1 && !guarded_count.compare_exchange_weak(count, slot + 1)) {
     }
     return data;
 }
 
+Guarded* find_graph_region(const void* data) {
+    int count = guarded_count.load();
+    for (int i = 0; i < count; i++)
+        if (guarded[i].graph && guarded[i].mapping_size && guarded[i].data == data) return &guarded[i];
+    return nullptr;
+}
+
+// The whole pages that hold the data (the protected page on each side excluded).
+void data_pages(const Guarded& g, char** start, size_t* length) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    *start = g.mapping + page;
+    *length = g.mapping_size - 2 * page;
+}
+
+}  // namespace
+
+void* guarded_alloc(size_t size, const char* file, int line) {
+    return map_guarded(take_guarded_slot("CUDA_EMU_GUARD=1"), size, file, line, false);
+}
+
+// Graph memory: reserved closed, as an allocation not made yet.
+void* graph_region_reserve(size_t size, const char* file, int line) {
+    int slot = take_guarded_slot("graph memory nodes");
+    void* data = map_guarded(slot, size, file, line, true);
+    if (data) graph_region_close(data);
+    return data;
+}
+
+void graph_region_open(void* data) {
+    Guarded* g = find_graph_region(data);
+    char* start;
+    size_t length;
+    data_pages(*g, &start, &length);
+    mprotect(start, length, PROT_READ | PROT_WRITE);
+    g->freed.store(false);
+}
+
+// The pages go back to the system (a later open finds them zeroed); the range stays reserved.
+void graph_region_close(void* data) {
+    Guarded* g = find_graph_region(data);
+    char* start;
+    size_t length;
+    data_pages(*g, &start, &length);
+    g->freed.store(true);
+    madvise(start, length, MADV_DONTNEED);
+    mprotect(start, length, PROT_NONE);
+}
+
+void graph_region_release(void* data) {
+    Guarded* g = find_graph_region(data);
+    char* mapping = g->mapping;
+    size_t mapping_size = g->mapping_size;
+    g->mapping_size = 0;
+    munmap(mapping, mapping_size);
+    std::lock_guard<std::mutex> lock(guarded_slots_mutex);
+    free_guarded_slots.push_back((int)(g - guarded));
+}
+
 void guarded_free(void* ptr) {
     int count = guarded_count.load();
     for (int i = 0; i < count; i++) {
         Guarded& g = guarded[i];
-        if (g.data == ptr && !g.freed.load()) {
+        if (!g.graph && g.data == ptr && !g.freed.load()) {
             // Keep the pages reserved but inaccessible: a later access is a use after free.
             mprotect(g.mapping, g.mapping_size, PROT_NONE);
             g.freed.store(true);
@@ -409,15 +491,20 @@ void report_fault(int signal_number, siginfo_t* info, void* context) {
         const Guarded& g = guarded[i];
         if (address < g.mapping || address >= g.mapping + g.mapping_size) continue;
         long long offset = (long long)(address - g.data);
-        if (g.freed.load())
-            fatal("use after free: %s at byte %lld of a %zu-byte allocation (made at %s:%d) that was "
-                  "already freed (cudaFree or cudaFreeAsync), in %s",
-                  access, offset, g.size, g.file, g.line, where_text);
         char relation[64], line[1100];
         if (const void* pc = fault_pc(context))
             code_line(pc, false, line, sizeof line);
         else
             snprintf(line, sizeof line, "an unknown line");
+        if (g.graph && g.freed.load())
+            fatal("%s of graph memory outside its lifetime in %s at %s: byte %lld of a %zu-byte "
+                  "allocation whose memory alloc node was made at %s:%d. It exists from when that "
+                  "node runs until it is freed (a memory free node, cudaFree or cudaFreeAsync)",
+                  access, where_text, line, offset, g.size, g.file, g.line);
+        if (g.freed.load())
+            fatal("use after free: %s at byte %lld of a %zu-byte allocation (made at %s:%d) that was "
+                  "already freed (cudaFree or cudaFreeAsync), in %s",
+                  access, offset, g.size, g.file, g.line, where_text);
         if (offset < 0)
             snprintf(relation, sizeof relation, "%lld bytes before its start", -offset);
         else if (offset == (long long)g.size)

@@ -10,8 +10,18 @@
 // joins it (by waiting for an event recorded in the capture). Each capturing stream keeps its
 // "tail", the nodes that its next operation depends on. Everything here runs on the host
 // thread(s) that call the API, so one mutex guards the capture tables.
+//
+// Graph memory: a memory alloc node fixes its allocation's address when it is made, as CUDA
+// does, and the allocation exists from when the node runs until its free (a memory free node,
+// cudaFree or cudaFreeAsync). Its address range lies between protected pages and is readable
+// only while it exists (debug.cpp), so that a kernel or copy that touches it outside that
+// lifetime is reported with its line, where a GPU would read whatever memory is mapped there.
+// What the device reports of graph memory (cudaDeviceGetGraphMemAttribute) follows a model of the
+// GPU's physical memory for graphs, kept in blocks apart from the host's pages: see "Graph memory"
+// below.
 #include <algorithm>
 #include <cstring>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,6 +32,31 @@
 #include "internal.h"
 
 using namespace cuda_emu;
+
+// A block of the model of the GPU's physical memory for graphs (see "Graph memory" below).
+struct PhysicalBlock {
+    size_t size;
+    bool in_use;
+    cudaStream_t freed_in;
+    uint64_t work;  // the free was that stream's item number `work`
+};
+
+// The allocation of one memory alloc node, or of several in one graph when each allocates after
+// the one before was freed: CUDA then gives them one address, as here.
+struct GraphMemory {
+    char* data;
+    size_t size;
+    const char* file;  // where its first alloc node was made
+    int line;
+    uint64_t owner;               // the serial number of the graph of its alloc node(s)
+    int allocs = 0, frees = 0;    // alloc and free nodes of that graph for it
+    bool freed_elsewhere = false; // a free node of another graph frees its last allocation
+    bool allocated = false;       // its alloc node has run, its free has not
+    PhysicalBlock* block = nullptr;  // what it holds of the model's memory while allocated
+    GraphMemory(char* d, size_t n, const char* f, int l, uint64_t g)
+        : data(d), size(n), file(f), line(l), owner(g) {}
+    ~GraphMemory() { cuda_emu::graph_region_release(data); }
+};
 
 struct CUgraphNode_st {
     cudaGraphNodeType type;
@@ -41,16 +76,25 @@ struct CUgraphNode_st {
     cudaMemsetParams memset{};
     cudaHostNodeParams host{};
     std::unique_ptr<CUgraph_st> child;
+    // Memory alloc and free nodes
+    std::shared_ptr<GraphMemory> memory;
 };
 
 struct CUgraph_st {
     std::vector<std::unique_ptr<CUgraphNode_st>> nodes;  // in the order they were added
+    // Tells graphs apart after one is destroyed and another made at its address.
+    uint64_t serial = next_serial++;
+    static inline std::atomic<uint64_t> next_serial{1};
+    // Executable graphs made from it and not destroyed: with memory nodes, at most one.
+    std::shared_ptr<int> executables = std::make_shared<int>(0);
 };
 
 struct CUgraphExec_st {
     std::unique_ptr<CUgraph_st> graph;              // the copy it runs
     std::vector<cudaGraphNode_t> order;             // its nodes, dependencies first
     std::map<cudaGraphNode_t, cudaGraphNode_t> of;  // original node -> its copy here
+    std::shared_ptr<int> executables;               // the count of the graph it was made from
+    bool auto_free = false;  // cudaGraphInstantiateFlagAutoFreeOnLaunch
 };
 
 namespace {
@@ -104,6 +148,7 @@ std::unique_ptr<CUgraph_st> clone(const CUgraph_st& graph,
         copy->copy_kind = node->copy_kind;
         copy->memset = node->memset;
         copy->host = node->host;
+        copy->memory = node->memory;
         if (node->child) copy->child = clone(*node->child);
         map[node.get()] = copy.get();
         result->nodes.push_back(std::move(copy));
@@ -152,6 +197,135 @@ cudaError_t run_memset(const cudaMemsetParams& p) {
     return cudaSuccess;
 }
 
+// ---- Graph memory ---------------------------------------------------------------------------------
+// The model of the GPU's physical memory for graphs, which cudaDeviceGetGraphMemAttribute reports.
+// An allocation takes a block while it exists. When it is freed its block stays with the graphs,
+// for a later allocation that fits in it: in the stream that freed it, or in any stream once the
+// host has waited for the free (a GPU may reuse it sooner, as soon as the free has run). The
+// blocks go back only at cudaDeviceGraphMemTrim. Used and reserved memory are both the bytes of
+// the blocks held, each an allocation's size rounded up to 256 bytes; a GPU maps physical memory
+// in larger pieces, so its figures are larger. The host's own pages are given back at each free.
+std::mutex memory_mutex;  // guards all of this section's variables and each GraphMemory's fields
+std::list<PhysicalBlock> physical_blocks;
+uint64_t used_high = 0, reserved_high = 0;  // the high-water marks, which may be reset apart
+// Every graph allocation some node refers to, by address, and those allocated now, which are
+// kept even when no graph refers to them any more (they are then freed with cudaFree).
+std::map<const char*, std::weak_ptr<GraphMemory>> graph_memory;
+std::map<const char*, std::shared_ptr<GraphMemory>> allocated_memory;
+
+uint64_t physical_bytes() {
+    uint64_t total = 0;
+    for (const PhysicalBlock& block : physical_blocks) total += block.size;
+    return total;
+}
+
+PhysicalBlock* take_block(size_t size, cudaStream_t stream) {
+    size_t need = (size + 255) / 256 * 256;
+    PhysicalBlock* best = nullptr;
+    for (PhysicalBlock& block : physical_blocks)
+        if (!block.in_use && block.size >= need && (!best || block.size < best->size) &&
+            (block.freed_in == stream || host_waited_for(block.freed_in, block.work)))
+            best = &block;
+    if (!best) {
+        physical_blocks.push_back(PhysicalBlock{need, false, nullptr, 0});
+        best = &physical_blocks.back();
+    }
+    best->in_use = true;
+    uint64_t held = physical_bytes();
+    used_high = std::max(used_high, held);
+    reserved_high = std::max(reserved_high, held);
+    return best;
+}
+
+bool has_memory_nodes(const CUgraph_st& graph) {
+    for (const auto& node : graph.nodes)
+        if (node->memory) return true;
+    return false;
+}
+
+std::set<cudaGraphNode_t> ancestors(const std::vector<cudaGraphNode_t>& tail);
+
+// The allocation for a new alloc node of `graph` after `dependencies`: one of the graph's own
+// whose every alloc has been freed by a node the new one comes after, of the same size, so that
+// it gets the same address, as on a GPU; else a new address range.
+std::shared_ptr<GraphMemory> memory_for(cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                                        size_t count, size_t size, const char* file, int line) {
+    std::set<cudaGraphNode_t> before = ancestors(std::vector<cudaGraphNode_t>(dependencies, dependencies + count));
+    for (const auto& node : graph->nodes) {
+        const std::shared_ptr<GraphMemory>& memory = node->memory;
+        if (node->type != cudaGraphNodeTypeMemAlloc || !memory || memory->size != size ||
+            memory->frees != memory->allocs)
+            continue;
+        bool all_before = true;
+        for (const auto& other : graph->nodes)
+            if (other->memory == memory && !before.count(other.get())) all_before = false;
+        if (all_before) {
+            memory->allocs++;
+            return memory;
+        }
+    }
+    char* data = (char*)graph_region_reserve(size, file, line);
+    if (!data) return nullptr;
+    auto memory = std::make_shared<GraphMemory>(data, size, file, line, graph->serial);
+    memory->allocs = 1;
+    graph_memory[data] = memory;
+    return memory;
+}
+
+// Whether [start, start + count) lies in a graph allocation, allocated or not (a capture may
+// record a memset into one whose alloc node it has only recorded).
+bool in_graph_memory(const void* start, size_t count) {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    auto after = graph_memory.upper_bound((const char*)start);
+    if (after == graph_memory.begin()) return false;
+    std::shared_ptr<GraphMemory> memory = std::prev(after)->second.lock();
+    return memory && (const char*)start + count <= memory->data + memory->size;
+}
+
+// The alloc node runs: the allocation exists from here on.
+cudaError_t allocate_graph_memory(const std::shared_ptr<GraphMemory>& memory, cudaStream_t stream) {
+    {
+        std::lock_guard<std::mutex> lock(memory_mutex);
+        if (memory->allocated) return cudaErrorInvalidValue;  // cudaGraphLaunch checks before
+        memory->block = take_block(memory->size, stream);
+        memory->allocated = true;
+        allocated_memory[memory->data] = memory;
+    }
+    graph_region_open(memory->data);
+    record_graph_allocation(memory->data, memory->size, memory->file, memory->line);
+    return cudaSuccess;
+}
+
+// A free node of `graph` for the graph allocation at `address`: the checks of
+// cudaGraphAddMemFreeNode (the caller holds memory_mutex).
+cudaError_t attach_free(CUgraphNode_st* node, cudaGraph_t graph, void* address) {
+    auto found = graph_memory.find((const char*)address);
+    std::shared_ptr<GraphMemory> memory = found == graph_memory.end() ? nullptr : found->second.lock();
+    if (!memory) {
+        report("a memory free node needs the address of a graph allocation (one that a memory "
+               "alloc node made, or cudaMallocAsync in a capture); %p is not one", address);
+        return cudaErrorInvalidValue;
+    }
+    if (memory->owner == graph->serial) {
+        if (memory->frees >= memory->allocs || memory->freed_elsewhere) {
+            report("the graph allocation made at %s:%d already has its memory free node%s",
+                   memory->file, memory->line, memory->freed_elsewhere ? ", in another graph" : "");
+            return cudaErrorInvalidValue;
+        }
+        memory->frees++;
+    } else if (memory->frees >= memory->allocs) {
+        report("the graph allocation made at %s:%d is freed by a memory free node of its own graph, "
+               "so no other graph may free it", memory->file, memory->line);
+        return cudaErrorInvalidValue;
+    } else {
+        memory->freed_elsewhere = true;
+    }
+    node->memory = memory;
+    return cudaSuccess;
+}
+
+void remove_last_node(cudaGraph_t graph) { graph->nodes.pop_back(); }
+
 cudaError_t run_graph(const std::vector<cudaGraphNode_t>& order, cudaStream_t stream);
 
 cudaError_t run_node(cudaGraphNode_t node, cudaStream_t stream) {
@@ -175,6 +349,16 @@ cudaError_t run_node(cudaGraphNode_t node, cudaStream_t stream) {
         dependency_order(*node->child, &order);
         return run_graph(order, stream);
     }
+    case cudaGraphNodeTypeMemAlloc:
+        return allocate_graph_memory(node->memory, stream);
+    case cudaGraphNodeTypeMemFree:
+        if (!node->memory->allocated) {
+            report("a memory free node ran for the graph allocation made at %s:%d while it was not "
+                   "allocated (its alloc node has not run since it was last freed)",
+                   node->memory->file, node->memory->line);
+            return cudaErrorInvalidValue;
+        }
+        return free_graph_allocation(node->memory->data, stream);
     default:
         return cudaSuccess;  // empty nodes only order the others
     }
@@ -277,7 +461,7 @@ cudaError_t cuda_emu::capture_copy(void* dst, const void* src, size_t count, cud
 }
 
 cudaError_t cuda_emu::capture_memset(void* dst, int value, size_t count, cudaStream_t stream) {
-    if (!device_range_ok(dst, count)) return fail(cudaErrorInvalidValue);
+    if (!device_range_ok(dst, count) && !in_graph_memory(dst, count)) return fail(cudaErrorInvalidValue);
     auto node = new_node(cudaGraphNodeTypeMemset);
     node->memset = cudaMemsetParams{dst, count, (unsigned)value, 1, count, 1};
     std::lock_guard<std::mutex> lock(capture_mutex);
@@ -289,6 +473,50 @@ cudaError_t cuda_emu::capture_host_function(cudaHostFn_t fn, void* user_data, cu
     node->host = cudaHostNodeParams{fn, user_data};
     std::lock_guard<std::mutex> lock(capture_mutex);
     return fail(append_captured(stream, std::move(node)));
+}
+
+cudaError_t cuda_emu::capture_allocation(void** ptr, size_t size, cudaStream_t stream,
+                                         const char* file, int line) {
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    CapturingStream& capture = capturing_streams.at(stream);
+    if (capture.session->invalidated) return fail(cudaErrorStreamCaptureInvalidated);
+    auto node = new_node(cudaGraphNodeTypeMemAlloc);
+    {
+        std::lock_guard<std::mutex> memory_lock(memory_mutex);
+        node->memory = memory_for(capture.session->graph, capture.tail.data(), capture.tail.size(),
+                                  size, file, line);
+    }
+    if (!node->memory) return fail(cudaErrorMemoryAllocation);
+    *ptr = node->memory->data;
+    return fail(append_captured(stream, std::move(node)));
+}
+
+cudaError_t cuda_emu::capture_free(void* ptr, cudaStream_t stream) {
+    auto node = new_node(cudaGraphNodeTypeMemFree);
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    CapturingStream& capture = capturing_streams.at(stream);
+    if (capture.session->invalidated) return fail(cudaErrorStreamCaptureInvalidated);
+    {
+        std::lock_guard<std::mutex> memory_lock(memory_mutex);
+        if (cudaError_t error = attach_free(node.get(), capture.session->graph, ptr)) return fail(error);
+    }
+    return fail(append_captured(stream, std::move(node)));
+}
+
+// What api.cpp hands back: a graph allocation freed (its block stays with the graphs).
+void cuda_emu::graph_allocation_freed(void* start, cudaStream_t stream, uint64_t work) {
+    std::shared_ptr<GraphMemory> memory;  // may hold the last reference, so goes after the lock
+    {
+        std::lock_guard<std::mutex> lock(memory_mutex);
+        auto found = allocated_memory.find((const char*)start);
+        if (found == allocated_memory.end()) return;
+        memory = found->second;
+        allocated_memory.erase(found);
+        memory->allocated = false;
+        *memory->block = PhysicalBlock{memory->block->size, false, stream, work};
+        memory->block = nullptr;
+    }
+    graph_region_close(start);
 }
 
 // An event recorded in a capturing stream marks a place in the capture (no node).
@@ -406,6 +634,10 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
 }
 cudaError_t cudaGraphClone(cudaGraph_t* copy, cudaGraph_t original) {
     if (!copy || !original) return fail(cudaErrorInvalidValue);
+    if (has_memory_nodes(*original)) {
+        report("cudaGraphClone: a graph with memory alloc or free nodes cannot be cloned");
+        return fail(cudaErrorNotSupported);
+    }
     *copy = clone(*original).release();
     return cudaSuccess;
 }
@@ -480,6 +712,11 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                        const cudaGraphNode_t* dependencies, size_t count,
                                        cudaGraph_t child) {
     if (!child || child == graph) return fail(cudaErrorInvalidValue);
+    if (has_memory_nodes(*child)) {
+        report("cudaGraphAddChildGraphNode: a graph with memory alloc or free nodes cannot be a "
+               "child graph");
+        return fail(cudaErrorNotSupported);
+    }
     auto added = new_node(cudaGraphNodeTypeGraph);
     added->child = clone(*child);
     return add_node(node, graph, dependencies, count, std::move(added));
@@ -487,6 +724,98 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
 cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* graph) {
     if (!node || !graph || node->type != cudaGraphNodeTypeGraph) return fail(cudaErrorInvalidValue);
     *graph = node->child.get();
+    return cudaSuccess;
+}
+
+// Device memory of device 0 only (as with cudaMemPoolCreate), to which device 0 has read-write
+// access; the address range is reserved at once.
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t* dependencies, size_t count,
+                                     struct cudaMemAllocNodeParams* params, const char* file, int line) {
+    if (!params || params->bytesize == 0 || (params->accessDescCount > 0 && !params->accessDescs))
+        return fail(cudaErrorInvalidValue);
+    const cudaMemPoolProps& props = params->poolProps;
+    if (props.allocType != cudaMemAllocationTypePinned || props.location.type != cudaMemLocationTypeDevice)
+        return fail(cudaErrorInvalidValue);
+    if (props.location.id != 0) return fail(cudaErrorInvalidDevice);
+    if (props.handleTypes != cudaMemHandleTypeNone) return fail(cudaErrorNotSupported);
+    for (size_t i = 0; i < params->accessDescCount; i++) {
+        const cudaMemAccessDesc& access = params->accessDescs[i];
+        if (access.location.type != cudaMemLocationTypeDevice || access.location.id != 0 ||
+            access.flags != cudaMemAccessFlagsProtReadWrite)
+            return fail(cudaErrorInvalidDevice);
+    }
+    if (cudaError_t error = add_node(node, graph, dependencies, count, new_node(cudaGraphNodeTypeMemAlloc)))
+        return error;
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    (*node)->memory = memory_for(graph, dependencies, count, params->bytesize, file, line);
+    if (!(*node)->memory) {
+        remove_last_node(graph);
+        return fail(cudaErrorMemoryAllocation);
+    }
+    params->dptr = (*node)->memory->data;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                    const cudaGraphNode_t* dependencies, size_t count, void* dptr) {
+    if (!dptr) return fail(cudaErrorInvalidValue);
+    if (cudaError_t error = add_node(node, graph, dependencies, count, new_node(cudaGraphNodeTypeMemFree)))
+        return error;
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    if (cudaError_t error = attach_free(*node, graph, dptr)) {
+        remove_last_node(graph);
+        return fail(error);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams* params) {
+    if (!node || !params || node->type != cudaGraphNodeTypeMemAlloc) return fail(cudaErrorInvalidValue);
+    *params = cudaMemAllocNodeParams{};
+    params->poolProps.allocType = cudaMemAllocationTypePinned;
+    params->poolProps.location = cudaMemLocation{cudaMemLocationTypeDevice, 0};
+    params->bytesize = node->memory->size;
+    params->dptr = node->memory->data;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr) {
+    if (!node || !dptr || node->type != cudaGraphNodeTypeMemFree) return fail(cudaErrorInvalidValue);
+    *(void**)dptr = node->memory->data;
+    return cudaSuccess;
+}
+
+// The model's blocks that no allocation uses go back (see "Graph memory" above).
+cudaError_t cudaDeviceGraphMemTrim(int device) {
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    physical_blocks.remove_if([](const PhysicalBlock& block) { return !block.in_use; });
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value) {
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    if (!value) return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    uint64_t* bytes = static_cast<uint64_t*>(value);
+    switch (attr) {
+        case cudaGraphMemAttrUsedMemCurrent:
+        case cudaGraphMemAttrReservedMemCurrent: *bytes = physical_bytes(); break;
+        case cudaGraphMemAttrUsedMemHigh: *bytes = used_high; break;
+        case cudaGraphMemAttrReservedMemHigh: *bytes = reserved_high; break;
+        default: return fail(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+// Only a high-water mark may be set, and only to 0, which starts it again from the current figure.
+cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value) {
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    if (!value || *static_cast<uint64_t*>(value) != 0) return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    switch (attr) {
+        case cudaGraphMemAttrUsedMemHigh: used_high = physical_bytes(); break;
+        case cudaGraphMemAttrReservedMemHigh: reserved_high = physical_bytes(); break;
+        default: return fail(cudaErrorInvalidValue);
+    }
     return cudaSuccess;
 }
 
@@ -547,9 +876,17 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t gra
                                       cudaGraphInstantiateFlagUpload |
                                       cudaGraphInstantiateFlagUseNodePriority))
         return fail(cudaErrorInvalidValue);
+    if (has_memory_nodes(*graph) && *graph->executables > 0) {
+        report("cudaGraphInstantiate: a graph with memory alloc or free nodes may have only one "
+               "executable graph at a time (cudaGraphExecDestroy the other first)");
+        return fail(cudaErrorNotSupported);
+    }
     auto result = std::make_unique<CUgraphExec_st>();
     result->graph = clone(*graph, &result->of);
     if (!dependency_order(*result->graph, &result->order)) return fail(cudaErrorInvalidValue);
+    result->executables = graph->executables;
+    ++*result->executables;
+    result->auto_free = flags & cudaGraphInstantiateFlagAutoFreeOnLaunch;
     *exec = result.release();
     return cudaSuccess;
 }
@@ -559,10 +896,27 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (!exec) return fail(cudaErrorInvalidValue);
     if (capturing(stream)) {
+        if (has_memory_nodes(*exec->graph)) {
+            report("cudaGraphLaunch: a graph with memory alloc or free nodes cannot be launched "
+                   "into a capturing stream (it would be a child graph)");
+            return fail(cudaErrorNotSupported);
+        }
         auto node = new_node(cudaGraphNodeTypeGraph);
         node->child = clone(*exec->graph);
         std::lock_guard<std::mutex> lock(capture_mutex);
         return fail(append_captured(stream, std::move(node)));
+    }
+    // What the last launch allocated and nothing has freed since: freed first, or the launch fails.
+    for (cudaGraphNode_t node : exec->order) {
+        if (node->type != cudaGraphNodeTypeMemAlloc || !node->memory->allocated) continue;
+        if (!exec->auto_free) {
+            report("cudaGraphLaunch: the graph allocation made at %s:%d by its last launch is not "
+                   "freed yet; free it first (cudaFree, cudaFreeAsync or a graph with a memory free "
+                   "node), or instantiate with cudaGraphInstantiateFlagAutoFreeOnLaunch",
+                   node->memory->file, node->memory->line);
+            return fail(cudaErrorInvalidValue);
+        }
+        if (cudaError_t error = free_graph_allocation(node->memory->data, stream)) return fail(error);
     }
     if (cudaError_t error = run_graph(exec->order, stream)) return fail(error);
     note_stream_work(stream);
@@ -573,6 +927,7 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t) {
 }
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
     if (!exec) return fail(cudaErrorInvalidValue);
+    --*exec->executables;
     delete exec;
     return cudaSuccess;
 }
@@ -647,6 +1002,8 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
         return fail(cudaErrorGraphExecUpdateFailure);
     };
     const auto& old_nodes = exec->graph->nodes;
+    if (has_memory_nodes(*graph) || has_memory_nodes(*exec->graph))
+        return refuse(cudaGraphExecUpdateErrorNotSupported, nullptr);
     if (old_nodes.size() != graph->nodes.size())
         return refuse(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
     // Node i of the new graph pairs with node i of the executable one (the order they were added).

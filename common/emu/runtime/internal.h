@@ -98,6 +98,14 @@ void register_stack_guard(void* guard_page, size_t size);
 void unregister_stack_guard(void* guard_page);
 void* guarded_alloc(size_t size, const char* file, int line);
 void guarded_free(void* ptr);
+// Graph memory (graphs.cpp): the address range of a memory alloc node's allocation, fixed when the
+// node is made, between protected pages, and readable only while open (allocated), so that any
+// access outside the allocation's lifetime is reported as one. Reserved closed; null when out of
+// address space. Closing gives the pages back to the system; release gives back the range.
+void* graph_region_reserve(size_t size, const char* file, int line);
+void graph_region_open(void* data);
+void graph_region_close(void* data);
+void graph_region_release(void* data);
 
 // ---- Context switch (switch.S) ------------------------------------------------------------------
 extern "C" void cuda_emu_switch(void** save_sp, void* load_sp);
@@ -136,6 +144,15 @@ void pool_give_back(cudaMemPool_t pool, void* block, cudaStream_t stream, uint64
 // At a stream, event or device synchronize: each pool releases what it holds beyond its threshold.
 void release_pool_memory();
 
+// ---- Graph memory (graphs.cpp and api.cpp) -------------------------------------------------------
+// While a graph allocation is allocated, api.cpp records it as a device allocation, so that copies
+// and memsets into it are checked as for cudaMalloc memory. Freed (by a free node, cudaFree or
+// cudaFreeAsync in `stream` as its item `work`), api.cpp hands it back to graphs.cpp.
+void record_graph_allocation(void* start, size_t size, const char* file, int line);
+void graph_allocation_freed(void* start, cudaStream_t stream, uint64_t work);
+// Frees a graph allocation as cudaFreeAsync(start, stream) does (the free node's work).
+cudaError_t free_graph_allocation(void* start, cudaStream_t stream);
+
 // ---- Stream capture (graphs.cpp) ---------------------------------------------------------------
 // While capturing(stream) (cuda_emu/launch.h), the stream's work becomes nodes of the capture's
 // graph instead of running: api.cpp hands each operation to one of these.
@@ -145,6 +162,10 @@ cudaError_t capture_memset(void* dst, int value, size_t count, cudaStream_t stre
 cudaError_t capture_host_function(cudaHostFn_t fn, void* user_data, cudaStream_t stream);
 void capture_event_record(cudaEvent_t event, cudaStream_t stream);
 bool capture_event_wait(cudaStream_t stream, cudaEvent_t event);  // false: not a capture's event
+// cudaMallocAsync and cudaFreeAsync in a capturing stream: a memory alloc node (its address in
+// *ptr at once) and a memory free node, whose address must be one such a node allocated.
+cudaError_t capture_allocation(void** ptr, size_t size, cudaStream_t stream, const char* file, int line);
+cudaError_t capture_free(void* ptr, cudaStream_t stream);
 // cudaErrorStreamCaptureUnsupported (and the capture spoilt) for a call a capture forbids.
 cudaError_t capture_forbids_unsafe_call();                 // cudaMalloc, cudaMemcpy, ...
 cudaError_t capture_forbids_sync(cudaStream_t stream);     // synchronizing a capturing stream

@@ -10,9 +10,17 @@
 // dependency. On a GPU independent nodes may run at the same time; here they never overlap,
 // which is one of the orders a GPU may choose. Kernel nodes keep copies of their arguments,
 // taken when the node is made, as CUDA does.
+//
+// Graph memory: a memory alloc node (cudaGraphAddMemAllocNode, or cudaMallocAsync in a capturing
+// stream) gives its allocation's address when it is made; the allocation exists from when the
+// node runs until a memory free node (cudaGraphAddMemFreeNode, cudaFreeAsync in a capture), or
+// cudaFree or cudaFreeAsync after the launch, frees it. An access outside that lifetime is
+// reported with its line. cudaDeviceGetGraphMemAttribute reports a model of the physical memory a
+// GPU keeps for graphs (runtime/graphs.cpp says how it is kept).
 #pragma once
 
 #include "types.h"
+#include "api.h"
 #include "texture.h"
 
 typedef struct CUgraph_st* cudaGraph_t;
@@ -38,6 +46,10 @@ enum cudaGraphNodeType {
     cudaGraphNodeTypeEmpty = 0x05,
     cudaGraphNodeTypeWaitEvent = 0x06,
     cudaGraphNodeTypeEventRecord = 0x07,
+    cudaGraphNodeTypeExtSemaphoreSignal = 0x08,
+    cudaGraphNodeTypeExtSemaphoreWait = 0x09,
+    cudaGraphNodeTypeMemAlloc = 0x0a,
+    cudaGraphNodeTypeMemFree = 0x0b,
 };
 enum cudaGraphExecUpdateResult {
     cudaGraphExecUpdateSuccess = 0x0,
@@ -79,6 +91,21 @@ struct cudaMemsetParams {
     size_t width;              // in elements
     size_t height;             // rows, pitch bytes apart
 };
+// A memory alloc node's allocation: device memory of device 0 (poolProps), bytesize bytes; the
+// address comes back in dptr.
+struct cudaMemAllocNodeParams {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc* accessDescs;  // device 0, read-write, or none
+    size_t accessDescCount;
+    size_t bytesize;
+    void* dptr;
+};
+enum cudaGraphMemAttributeType {
+    cudaGraphMemAttrUsedMemCurrent = 0x0,      // uint64_t: bytes of memory graphs hold
+    cudaGraphMemAttrUsedMemHigh = 0x1,         // uint64_t: its high-water mark (reset to 0 only)
+    cudaGraphMemAttrReservedMemCurrent = 0x2,  // uint64_t: bytes the graphs' allocator holds
+    cudaGraphMemAttrReservedMemHigh = 0x3,     // uint64_t: its high-water mark (reset to 0 only)
+};
 typedef void (*cudaHostFn_t)(void* user_data);
 struct cudaHostNodeParams {
     cudaHostFn_t fn;
@@ -118,6 +145,18 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                        const cudaGraphNode_t* dependencies, size_t count,
                                        cudaGraph_t child);
 cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* graph);
+// A graph with memory nodes cannot be cloned, be a child graph or have two executable graphs at
+// once, as in CUDA (cudaErrorNotSupported).
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t* dependencies, size_t count,
+                                     struct cudaMemAllocNodeParams* params, CUDA_EMU_HERE);
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                    const cudaGraphNode_t* dependencies, size_t count, void* dptr);
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams* params);
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr);  // a void** really
+cudaError_t cudaDeviceGraphMemTrim(int device);
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
+cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
 cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* type);
