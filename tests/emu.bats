@@ -149,6 +149,19 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     assert_line "cuda-emu: the graph allocation made at $own_at is freed by a memory free node of its own graph, so no other graph may free it"
 }
 
+@test "conditional graph nodes: if, else, while and switch bodies run as the value a kernel sets decides" {
+    run_in_every_order conditional_graphs
+}
+
+@test "conditional graph nodes: a handle of another graph, a body with a host node and a capture with nowhere to go are refused" {
+    built conditional_graphs
+    run "$BIN/conditional_graphs" misuse
+    assert_success
+    assert_line "PASS conditional_graphs"
+    assert_line "cuda-emu: a conditional node needs a handle made for its own graph (cudaGraphConditionalHandleCreate with the graph the node goes into)"
+    assert_line "cuda-emu: cudaGraphInstantiate: a conditional node's body may hold only kernel, memcpy, memset, empty, child-graph and conditional nodes"
+}
+
 @test "a kernel node that reads graph memory after its free node is reported, with the alloc node's line" {
     built graph_memory
     run "$BIN/graph_memory" after-free

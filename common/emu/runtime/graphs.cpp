@@ -58,6 +58,14 @@ struct GraphMemory {
     ~GraphMemory() { cuda_emu::graph_region_release(data); }
 };
 
+// The value behind a cudaGraphConditionalHandle, whose address the handle is (so that
+// cudaGraphSetConditional in a kernel writes `value`, the first member).
+struct ConditionalValue {
+    unsigned int value;
+    unsigned int default_value;
+    bool assign_default;  // set `value` to `default_value` at the start of each launch
+};
+
 struct CUgraphNode_st {
     cudaGraphNodeType type;
     cudaGraph_t graph;                          // the graph that owns it
@@ -78,6 +86,12 @@ struct CUgraphNode_st {
     std::unique_ptr<CUgraph_st> child;
     // Memory alloc and free nodes
     std::shared_ptr<GraphMemory> memory;
+    // Conditional nodes: the value that decides, and the bodies (body_list is what
+    // phGraph_out points at)
+    ConditionalValue* condition = nullptr;
+    cudaGraphConditionalNodeType condition_type = cudaGraphCondTypeIf;
+    std::vector<std::unique_ptr<CUgraph_st>> bodies;
+    std::vector<cudaGraph_t> body_list;
 };
 
 struct CUgraph_st {
@@ -87,6 +101,8 @@ struct CUgraph_st {
     static inline std::atomic<uint64_t> next_serial{1};
     // Executable graphs made from it and not destroyed: with memory nodes, at most one.
     std::shared_ptr<int> executables = std::make_shared<int>(0);
+    // The values of its conditional handles, shared with its copies (executable graphs).
+    std::vector<std::shared_ptr<ConditionalValue>> conditions;
 };
 
 struct CUgraphExec_st {
@@ -106,6 +122,14 @@ cudaError_t fail(cudaError_t error) {
 }
 
 bool owns(cudaGraph_t graph, cudaGraphNode_t node) { return node && node->graph == graph; }
+
+// Edge data other than all zero would ask for programmatic dependent launch, not emulated.
+bool plain_edges(const cudaGraphEdgeData* edges, size_t count) {
+    static const cudaGraphEdgeData plain = {};
+    for (size_t i = 0; edges && i < count; i++)
+        if (memcmp(&edges[i], &plain, sizeof plain) != 0) return false;
+    return true;
+}
 
 // Checks a dependency list as cudaGraphAdd*Node does: every node of this graph, none twice.
 cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
@@ -149,10 +173,17 @@ std::unique_ptr<CUgraph_st> clone(const CUgraph_st& graph,
         copy->memset = node->memset;
         copy->host = node->host;
         copy->memory = node->memory;
+        copy->condition = node->condition;
+        copy->condition_type = node->condition_type;
+        for (const auto& body : node->bodies) {
+            copy->bodies.push_back(clone(*body));
+            copy->body_list.push_back(copy->bodies.back().get());
+        }
         if (node->child) copy->child = clone(*node->child);
         map[node.get()] = copy.get();
         result->nodes.push_back(std::move(copy));
     }
+    result->conditions = graph.conditions;
     // Then the edges (cudaGraphAddDependencies may point at a node added later).
     for (size_t i = 0; i < graph.nodes.size(); i++)
         for (cudaGraphNode_t dependency : graph.nodes[i]->dependencies)
@@ -328,6 +359,74 @@ void remove_last_node(cudaGraph_t graph) { graph->nodes.pop_back(); }
 
 cudaError_t run_graph(const std::vector<cudaGraphNode_t>& order, cudaStream_t stream);
 
+// The value is read after the nodes before have run, and for a while node again after each run
+// of its body; a body that never sets it to 0 loops for ever, as it would on a GPU.
+cudaError_t run_conditional(cudaGraphNode_t node, cudaStream_t stream) {
+    std::vector<std::vector<cudaGraphNode_t>> orders(node->bodies.size());
+    for (size_t i = 0; i < node->bodies.size(); i++) dependency_order(*node->bodies[i], &orders[i]);
+    const volatile unsigned int& value = node->condition->value;
+    switch (node->condition_type) {
+    case cudaGraphCondTypeIf:
+        if (value != 0) return run_graph(orders[0], stream);
+        return orders.size() == 2 ? run_graph(orders[1], stream) : cudaSuccess;
+    case cudaGraphCondTypeWhile:
+        while (value != 0)
+            if (cudaError_t error = run_graph(orders[0], stream)) return error;
+        return cudaSuccess;
+    case cudaGraphCondTypeSwitch:
+        return value < orders.size() ? run_graph(orders[value], stream) : cudaSuccess;
+    }
+    return cudaSuccess;
+}
+
+// What a conditional node's body may hold (CUDA's rule): kernels, copies, memsets, empty nodes,
+// child graphs and conditional nodes, and so on down. True when it holds anything else.
+bool unfit_for_a_body(const CUgraph_st& graph) {
+    for (const auto& node : graph.nodes) {
+        switch (node->type) {
+        case cudaGraphNodeTypeKernel:
+        case cudaGraphNodeTypeMemcpy:
+        case cudaGraphNodeTypeMemset:
+        case cudaGraphNodeTypeEmpty: break;
+        case cudaGraphNodeTypeGraph:
+            if (unfit_for_a_body(*node->child)) return true;
+            break;
+        case cudaGraphNodeTypeConditional:
+            for (const auto& body : node->bodies)
+                if (unfit_for_a_body(*body)) return true;
+            break;
+        default: return true;
+        }
+    }
+    return false;
+}
+
+// Whether some conditional node of the graph, or of its child graphs, has a body unfit to be one.
+bool has_unfit_body(const CUgraph_st& graph) {
+    for (const auto& node : graph.nodes) {
+        for (const auto& body : node->bodies)
+            if (unfit_for_a_body(*body)) return true;
+        if (node->child && has_unfit_body(*node->child)) return true;
+    }
+    return false;
+}
+
+bool has_conditional_nodes(const CUgraph_st& graph) {
+    for (const auto& node : graph.nodes)
+        if (node->type == cudaGraphNodeTypeConditional) return true;
+    return false;
+}
+
+// At the start of a launch, the values whose handles ask for it, in the graph and its bodies.
+void assign_defaults(const CUgraph_st& graph) {
+    for (const auto& condition : graph.conditions)
+        if (condition->assign_default) condition->value = condition->default_value;
+    for (const auto& node : graph.nodes) {
+        for (const auto& body : node->bodies) assign_defaults(*body);
+        if (node->child) assign_defaults(*node->child);
+    }
+}
+
 cudaError_t run_node(cudaGraphNode_t node, cudaStream_t stream) {
     switch (node->type) {
     case cudaGraphNodeTypeKernel: {
@@ -349,6 +448,8 @@ cudaError_t run_node(cudaGraphNode_t node, cudaStream_t stream) {
         dependency_order(*node->child, &order);
         return run_graph(order, stream);
     }
+    case cudaGraphNodeTypeConditional:
+        return run_conditional(node, stream);
     case cudaGraphNodeTypeMemAlloc:
         return allocate_graph_memory(node->memory, stream);
     case cudaGraphNodeTypeMemFree:
@@ -377,6 +478,7 @@ struct Session {
     unsigned long long id;
     cudaStreamCaptureMode mode;
     bool invalidated = false;
+    bool owns_graph = true;  // false: cudaStreamBeginCaptureToGraph's graph, which is the caller's
 };
 struct CapturingStream {
     std::shared_ptr<Session> session;
@@ -589,11 +691,11 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMo
 // Ends the capture begun on `stream`. Every stream that joined must have been joined back into
 // it (it waited for an event recorded after their last work), or the capture fails as unjoined.
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
-    if (!graph) return fail(cudaErrorInvalidValue);
     std::lock_guard<std::mutex> lock(capture_mutex);
     auto found = capturing_streams.find(stream);
     if (found == capturing_streams.end()) return fail(cudaErrorIllegalState);
     std::shared_ptr<Session> session = found->second.session;
+    if (!graph && session->owns_graph) return fail(cudaErrorInvalidValue);
     if (session->origin != stream) return fail(cudaErrorStreamCaptureUnmatched);
     std::set<cudaGraphNode_t> joined = ancestors(found->second.tail);
     cudaError_t result = session->invalidated ? cudaErrorStreamCaptureInvalidated : cudaSuccess;
@@ -603,11 +705,31 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
                 if (!joined.count(node)) result = cudaErrorStreamCaptureUnjoined;
     end_session(session);
     if (result != cudaSuccess) {
-        delete session->graph;
-        *graph = nullptr;
+        if (session->owns_graph) delete session->graph;
+        if (graph) *graph = nullptr;
         return fail(result);
     }
-    *graph = session->graph;
+    if (graph) *graph = session->graph;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t* dependencies,
+                                          const struct cudaGraphEdgeData* edges, size_t count,
+                                          enum cudaStreamCaptureMode mode) {
+    if (!graph || (count > 0 && !dependencies) || (unsigned)mode > cudaStreamCaptureModeRelaxed)
+        return fail(cudaErrorInvalidValue);
+    if (!plain_edges(edges, count)) return fail(cudaErrorNotSupported);
+    for (size_t i = 0; i < count; i++)
+        if (!owns(graph, dependencies[i])) return fail(cudaErrorInvalidValue);
+    if (stream == 0) return fail(cudaErrorStreamCaptureUnsupported);
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    if (capturing_streams.count(stream)) return fail(cudaErrorIllegalState);
+    auto session = std::make_shared<Session>(Session{graph, stream, next_capture_id++, mode});
+    session->owns_graph = false;
+    capturing_streams[stream] =
+        CapturingStream{session, std::vector<cudaGraphNode_t>(dependencies, dependencies + count)};
+    capture_count++;
     return cudaSuccess;
 }
 
@@ -868,6 +990,46 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cuda
     return bind_kernel(node, params);
 }
 
+// ---- Conditional nodes ------------------------------------------------------------------------------
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
+                                             unsigned int default_value, unsigned int flags) {
+    if (!handle || !graph || (flags & ~(unsigned)cudaGraphCondAssignDefault))
+        return fail(cudaErrorInvalidValue);
+    auto condition = std::make_shared<ConditionalValue>(
+        ConditionalValue{0, default_value, (flags & cudaGraphCondAssignDefault) != 0});
+    graph->conditions.push_back(condition);
+    *handle = (cudaGraphConditionalHandle)(uintptr_t)condition.get();
+    return cudaSuccess;
+}
+
+static cudaError_t add_conditional_node(cudaGraphNode_t* node, cudaGraph_t graph,
+                                        const cudaGraphNode_t* dependencies, size_t count,
+                                        cudaConditionalNodeParams* params) {
+    if (!graph) return fail(cudaErrorInvalidValue);
+    ConditionalValue* condition = nullptr;
+    for (const auto& made : graph->conditions)
+        if ((cudaGraphConditionalHandle)(uintptr_t)made.get() == params->handle) condition = made.get();
+    if (!condition) {
+        report("a conditional node needs a handle made for its own graph "
+               "(cudaGraphConditionalHandleCreate with the graph the node goes into)");
+        return fail(cudaErrorInvalidValue);
+    }
+    bool size_fits = params->type == cudaGraphCondTypeIf ? params->size == 1 || params->size == 2
+                     : params->type == cudaGraphCondTypeWhile ? params->size == 1
+                     : params->type == cudaGraphCondTypeSwitch && params->size >= 1;
+    if (!size_fits) return fail(cudaErrorInvalidValue);
+    auto added = new_node(cudaGraphNodeTypeConditional);
+    added->condition = condition;
+    added->condition_type = params->type;
+    for (unsigned i = 0; i < params->size; i++) {
+        added->bodies.push_back(std::make_unique<CUgraph_st>());
+        added->body_list.push_back(added->bodies.back().get());
+    }
+    if (cudaError_t error = add_node(node, graph, dependencies, count, std::move(added))) return error;
+    params->phGraph_out = (*node)->body_list.data();
+    return cudaSuccess;
+}
+
 // ---- Executable graphs ------------------------------------------------------------------------------
 cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph,
                                           unsigned long long flags) {
@@ -879,6 +1041,11 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t gra
     if (has_memory_nodes(*graph) && *graph->executables > 0) {
         report("cudaGraphInstantiate: a graph with memory alloc or free nodes may have only one "
                "executable graph at a time (cudaGraphExecDestroy the other first)");
+        return fail(cudaErrorNotSupported);
+    }
+    if (has_unfit_body(*graph)) {
+        report("cudaGraphInstantiate: a conditional node's body may hold only kernel, memcpy, "
+               "memset, empty, child-graph and conditional nodes");
         return fail(cudaErrorNotSupported);
     }
     auto result = std::make_unique<CUgraphExec_st>();
@@ -918,6 +1085,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
         }
         if (cudaError_t error = free_graph_allocation(node->memory->data, stream)) return fail(error);
     }
+    assign_defaults(*exec->graph);
     if (cudaError_t error = run_graph(exec->order, stream)) return fail(error);
     note_stream_work(stream);
     return cudaSuccess;
@@ -988,9 +1156,7 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
                                      const cudaGraphNode_t* to, const cudaGraphEdgeData* edges,
                                      size_t count) {
-    static const cudaGraphEdgeData plain = {};
-    for (size_t i = 0; edges && i < count; i++)
-        if (memcmp(&edges[i], &plain, sizeof plain) != 0) return fail(cudaErrorNotSupported);
+    if (!plain_edges(edges, count)) return fail(cudaErrorNotSupported);
     return cudaGraphAddDependencies(graph, from, to, count);
 }
 
@@ -1002,7 +1168,8 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
         return fail(cudaErrorGraphExecUpdateFailure);
     };
     const auto& old_nodes = exec->graph->nodes;
-    if (has_memory_nodes(*graph) || has_memory_nodes(*exec->graph))
+    if (has_memory_nodes(*graph) || has_memory_nodes(*exec->graph) ||
+        has_conditional_nodes(*graph) || has_conditional_nodes(*exec->graph))
         return refuse(cudaGraphExecUpdateErrorNotSupported, nullptr);
     if (old_nodes.size() != graph->nodes.size())
         return refuse(cudaGraphExecUpdateErrorTopologyChanged, nullptr);
@@ -1049,4 +1216,90 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGra
     if (error_node) *error_node = info.errorNode;
     if (result) *result = info.result;
     return error;
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus* status,
+                                     unsigned long long* id, cudaGraph_t* graph,
+                                     const cudaGraphNode_t** dependencies,
+                                     const struct cudaGraphEdgeData** edges, size_t* count) {
+    if (edges) *edges = nullptr;  // plain edges all
+    return cudaStreamGetCaptureInfo(stream, status, id, graph, dependencies, count);
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                size_t count, unsigned int flags) {
+    if ((count > 0 && !dependencies) || flags > cudaStreamSetCaptureDependencies)
+        return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(capture_mutex);
+    auto found = capturing_streams.find(stream);
+    if (found == capturing_streams.end()) return fail(cudaErrorIllegalState);
+    CapturingStream& capture = found->second;
+    for (size_t i = 0; i < count; i++)
+        if (!owns(capture.session->graph, dependencies[i])) return fail(cudaErrorInvalidValue);
+    if (flags == cudaStreamSetCaptureDependencies) capture.tail.clear();
+    for (size_t i = 0; i < count; i++)
+        if (std::find(capture.tail.begin(), capture.tail.end(), dependencies[i]) == capture.tail.end())
+            capture.tail.push_back(dependencies[i]);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                const struct cudaGraphEdgeData* edges, size_t count,
+                                                unsigned int flags) {
+    if (!plain_edges(edges, count)) return fail(cudaErrorNotSupported);
+    return cudaStreamUpdateCaptureDependencies(stream, dependencies, count, flags);
+}
+
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                             size_t count, cudaGraphNodeParams* params, const char* file, int line) {
+    if (!params) return fail(cudaErrorInvalidValue);
+    switch (params->type) {
+    case cudaGraphNodeTypeKernel: {
+        const cudaKernelNodeParamsV2& p = params->kernel;
+        cudaKernelNodeParams kernel{p.func, p.gridDim, p.blockDim, p.sharedMemBytes, p.kernelParams, p.extra};
+        return cudaGraphAddKernelNode(node, graph, dependencies, count, &kernel);
+    }
+    case cudaGraphNodeTypeMemcpy:
+        return cudaGraphAddMemcpyNode(node, graph, dependencies, count, &params->memcpy.copyParams);
+    case cudaGraphNodeTypeMemset: {
+        const cudaMemsetParamsV2& p = params->memset;
+        cudaMemsetParams memset{p.dst, p.pitch, p.value, p.elementSize, p.width, p.height};
+        return cudaGraphAddMemsetNode(node, graph, dependencies, count, &memset);
+    }
+    case cudaGraphNodeTypeHost: {
+        cudaHostNodeParams host{params->host.fn, params->host.userData};
+        return cudaGraphAddHostNode(node, graph, dependencies, count, &host);
+    }
+    case cudaGraphNodeTypeGraph:
+        if (params->graph.ownership != cudaGraphChildGraphOwnershipClone) {
+            report("cudaGraphAddNode: a child graph whose ownership moves to the parent is not emulated; "
+                   "use cudaGraphChildGraphOwnershipClone");
+            return fail(cudaErrorNotSupported);
+        }
+        return cudaGraphAddChildGraphNode(node, graph, dependencies, count, params->graph.graph);
+    case cudaGraphNodeTypeEmpty:
+        return cudaGraphAddEmptyNode(node, graph, dependencies, count);
+    case cudaGraphNodeTypeMemAlloc: {
+        const cudaMemAllocNodeParamsV2& p = params->alloc;
+        cudaMemAllocNodeParams alloc{p.poolProps, p.accessDescs, p.accessDescCount, p.bytesize, nullptr};
+        cudaError_t error = cudaGraphAddMemAllocNode(node, graph, dependencies, count, &alloc, file, line);
+        params->alloc.dptr = alloc.dptr;
+        return error;
+    }
+    case cudaGraphNodeTypeMemFree:
+        return cudaGraphAddMemFreeNode(node, graph, dependencies, count, params->free.dptr);
+    case cudaGraphNodeTypeConditional:
+        return add_conditional_node(node, graph, dependencies, count, &params->conditional);
+    default:
+        report("cudaGraphAddNode: nodes of type %d (event and external-semaphore nodes) are not emulated",
+               (int)params->type);
+        return fail(cudaErrorNotSupported);
+    }
+}
+
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                             const cudaGraphEdgeData* edges, size_t count, cudaGraphNodeParams* params,
+                             const char* file, int line) {
+    if (!plain_edges(edges, count)) return fail(cudaErrorNotSupported);
+    return cudaGraphAddNode(node, graph, dependencies, count, params, file, line);
 }

@@ -17,6 +17,11 @@
 // cudaFree or cudaFreeAsync after the launch, frees it. An access outside that lifetime is
 // reported with its line. cudaDeviceGetGraphMemAttribute reports a model of the physical memory a
 // GPU keeps for graphs (runtime/graphs.cpp says how it is kept).
+//
+// Conditional nodes (cudaGraphAddNode with cudaGraphNodeTypeConditional) run their body graphs as
+// a value decides, which kernels of the graph set with cudaGraphSetConditional: an if node runs
+// body 0 when it is nonzero (and body 1, if it has one, when it is zero), a while node runs body 0
+// again and again as long as it is nonzero, a switch node runs body n when it is n.
 #pragma once
 
 #include "types.h"
@@ -50,6 +55,7 @@ enum cudaGraphNodeType {
     cudaGraphNodeTypeExtSemaphoreWait = 0x09,
     cudaGraphNodeTypeMemAlloc = 0x0a,
     cudaGraphNodeTypeMemFree = 0x0b,
+    cudaGraphNodeTypeConditional = 0x0d,
 };
 enum cudaGraphExecUpdateResult {
     cudaGraphExecUpdateSuccess = 0x0,
@@ -112,6 +118,111 @@ struct cudaHostNodeParams {
     void* userData;
 };
 
+// The data of an edge, in CUDA 13's forms of the calls that make edges: only ports of programmatic
+// dependent launch would use it, so it must be null or all zero here.
+struct cudaGraphEdgeData {
+    unsigned char from_port;
+    unsigned char to_port;
+    unsigned char type;
+    unsigned char reserved[5];
+};
+
+// ---- Conditional nodes ---------------------------------------------------------------------------
+// The handle is the address of the condition's value, which the graph keeps; a kernel sets it.
+typedef unsigned long long cudaGraphConditionalHandle;
+inline void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value) {
+    *reinterpret_cast<volatile unsigned int*>(handle) = value;
+}
+enum cudaGraphConditionalHandleFlags {
+    cudaGraphCondAssignDefault = 1,  // the value is set to its default at the start of each launch
+};
+enum cudaGraphConditionalNodeType {
+    cudaGraphCondTypeIf = 0,
+    cudaGraphCondTypeWhile = 1,
+    cudaGraphCondTypeSwitch = 2,
+};
+struct cudaConditionalNodeParams {
+    cudaGraphConditionalHandle handle;
+    enum cudaGraphConditionalNodeType type;
+    unsigned int size;         // bodies: 1 for while, 1 or 2 for if, any number for switch
+    cudaGraph_t* phGraph_out;  // out: the bodies, which the node owns, to fill with nodes
+};
+
+// ---- cudaGraphAddNode: one call for every kind of node ---------------------------------------------
+struct cudaKernelNodeParamsV2 {
+    void* func;
+    dim3 gridDim;
+    dim3 blockDim;
+    unsigned int sharedMemBytes;
+    void** kernelParams;
+    void** extra;
+};
+struct cudaMemcpyNodeParams {
+    int flags;
+    int reserved[3];
+    struct cudaMemcpy3DParms copyParams;
+};
+struct cudaMemsetParamsV2 {
+    void* dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+};
+struct cudaHostNodeParamsV2 {
+    cudaHostFn_t fn;
+    void* userData;
+};
+enum cudaGraphChildGraphNodeOwnership {
+    cudaGraphChildGraphOwnershipClone = 0,
+    cudaGraphChildGraphOwnershipMove = 1,  // not emulated (cudaErrorNotSupported)
+};
+struct cudaChildGraphNodeParams {
+    cudaGraph_t graph;
+    enum cudaGraphChildGraphNodeOwnership ownership;
+};
+struct cudaEventWaitNodeParams {
+    cudaEvent_t event;
+};
+struct cudaEventRecordNodeParams {
+    cudaEvent_t event;
+};
+struct cudaMemAllocNodeParamsV2 {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc* accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void* dptr;
+};
+struct cudaMemFreeNodeParams {
+    void* dptr;
+};
+// The node's type picks the member of the union that holds its parameters. Event and external
+// semaphore nodes are not emulated (cudaErrorNotSupported).
+struct cudaGraphNodeParams {
+    enum cudaGraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        struct cudaKernelNodeParamsV2 kernel;
+        struct cudaMemcpyNodeParams memcpy;
+        struct cudaMemsetParamsV2 memset;
+        struct cudaHostNodeParamsV2 host;
+        struct cudaChildGraphNodeParams graph;
+        struct cudaEventWaitNodeParams eventWait;
+        struct cudaEventRecordNodeParams eventRecord;
+        struct cudaMemAllocNodeParamsV2 alloc;
+        struct cudaMemFreeNodeParams free;
+        struct cudaConditionalNodeParams conditional;
+    };
+    long long reserved2;
+};
+enum cudaStreamUpdateCaptureDependenciesFlags {
+    cudaStreamAddCaptureDependencies = 0x0,
+    cudaStreamSetCaptureDependencies = 0x1,
+};
+
 extern "C" {
 // Stream capture
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
@@ -157,6 +268,14 @@ cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr);  //
 cudaError_t cudaDeviceGraphMemTrim(int device);
 cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
 cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void* value);
+// A handle of `graph`, for its conditional nodes and the kernels that set their condition.
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* handle, cudaGraph_t graph,
+                                             unsigned int default_value = 0, unsigned int flags = 0);
+// Capture into an existing graph, after `dependencies`; cudaStreamEndCapture then returns no graph.
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t* dependencies,
+                                          const struct cudaGraphEdgeData* edges, size_t count,
+                                          enum cudaStreamCaptureMode mode);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
 cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* type);
@@ -182,23 +301,36 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCapture
                                      unsigned long long* id = nullptr, cudaGraph_t* graph = nullptr,
                                      const cudaGraphNode_t** dependencies = nullptr,
                                      size_t* count = nullptr);
+// CUDA 13: with the edge data of the dependencies too (always null here: plain edges only).
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus* status,
+                                     unsigned long long* id, cudaGraph_t* graph,
+                                     const cudaGraphNode_t** dependencies,
+                                     const struct cudaGraphEdgeData** edges, size_t* count);
+// The nodes the stream's next operation depends on: added to them, or instead of them
+// (cudaStreamSetCaptureDependencies). CUDA 13's form takes edge data, plain edges only.
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                size_t count, unsigned int flags = 0);
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t* dependencies,
+                                                const struct cudaGraphEdgeData* edges, size_t count,
+                                                unsigned int flags = 0);
 // CUDA 12: flags (cudaGraphInstantiateFlag*); CUDA 11 and the cuda-samples: an error node and log.
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphNode_t* error_node,
                                  char* log, size_t log_size);
-// Edges from[i] -> to[i]: to[i] runs after from[i]. The CUDA 13 form takes edge data too, which
-// only ports of programmatic dependent launch would use: null or all-zero edges only.
-struct cudaGraphEdgeData {
-    unsigned char from_port;
-    unsigned char to_port;
-    unsigned char type;
-    unsigned char reserved[5];
-};
+// Edges from[i] -> to[i]: to[i] runs after from[i]. The CUDA 13 form takes edge data too.
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
                                      const cudaGraphNode_t* to, size_t count);
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
                                      const cudaGraphNode_t* to, const cudaGraphEdgeData* edges,
                                      size_t count);
+// Any kind of node, as params->type says; for a conditional node, params->conditional.phGraph_out
+// comes back pointing at its bodies. CUDA 13's form, with edge data (plain edges only), and
+// CUDA 12.3's without.
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                             const cudaGraphEdgeData* edges, size_t count, cudaGraphNodeParams* params,
+                             CUDA_EMU_HERE);
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                             size_t count, cudaGraphNodeParams* params, CUDA_EMU_HERE);
 // Copies the parameters of `graph`'s nodes into `exec` when both have the same nodes, of the same
 // types, in the same order, with the same dependencies; otherwise cudaErrorGraphExecUpdateFailure.
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
