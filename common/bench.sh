@@ -35,9 +35,6 @@
 set -u
 export LC_ALL=C # numbers with a decimal point in every locale (awk in de_DE reads 1.5 as 1)
 program=bench.sh
-# Open MPI refuses to start ranks as root unless told twice (a lab container
-# runs as root): lesson 09's LAUNCH, here only.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 . "$(dirname "$0")/lesson-setting.sh"
 
 # ---- which sizes -------------------------------------------------------------

@@ -72,9 +72,6 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # compute-sanitizer and ncu live beside nvcc
 nvcc_path=$(command -v "$NVCC" 2>/dev/null)
 [ -n "$nvcc_path" ] && PATH="$PATH:$(dirname "$nvcc_path")"
-# Open MPI refuses to start ranks as root unless told twice (a lab container
-# runs as root): lesson 09's mpirun, here only.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 if [ "$BACKEND" = cuda ] && [ "$GPU_COUNT" -gt 0 ]; then
     on_gpu=yes

@@ -151,9 +151,6 @@ ncu_table() {
     }'
 }
 
-# Open MPI refuses to start ranks as root unless told twice (a lab container
-# runs as root): lesson 09's PROFILE_LAUNCH, here only.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 output=$(mktemp "${TMPDIR:-/tmp}/profile.XXXXXX") || exit 1
 # Ctrl-C or a time limit stops the run (a trapped signal alone would clean up and go on)
 trap 'rm -f "$output"' EXIT
