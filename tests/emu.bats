@@ -566,6 +566,10 @@ last error: cudaErrorInvalidValue"
     run_in_every_order half_precision
 }
 
+@test "bfloat16: conversions round to nearest even with a float's range, __nv_bfloat162 arithmetic on both halves" {
+    run_in_every_order bfloat16
+}
+
 @test "a 2-D dynamic shared array, extern __shared__ T s[][N], in a kernel and at file scope; __shared__ after the type" {
     run_in_every_order shared_2d
 }
@@ -897,7 +901,7 @@ curand_kernel.h cuRAND
 nccl.h NCCL
 cuda_gl_interop.h OpenGL interoperability
 cuda/pipeline libcu++'s asynchronous copying (cuda::memcpy_async with cuda::pipeline or cuda::barrier)
-cuda_bf16.h bfloat16
+cuda_fp8.h 8-bit floating point
 thrust/scan.h Thrust
 EOF
     # kept behind the guard, as lessons 04 and 05 keep theirs, it builds and runs

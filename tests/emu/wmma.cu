@@ -60,8 +60,8 @@ static float tf32_on_cpu(float value) {
     return value;
 }
 
-// tf32 and double need compute capability 8.0, and make test has nvcc compile every .cu for its
-// default architecture, 7.5: their cases are the emulator's alone.
+// bfloat16, tf32 and double need compute capability 8.0, and make test has nvcc compile every .cu
+// for its default architecture, 7.5: their cases are the emulator's alone.
 #ifdef CUDA_EMULATION
 __global__ void to_tf32(const float* in, float* out, int count) {
     int i = threadIdx.x;
@@ -97,10 +97,10 @@ void check_case(const char* what, int tiles_down, int tiles_across, int k_steps,
     std::vector<Acc> c((size_t)rows * cols), d((size_t)rows * cols);
     uint32_t state = 12345;
     auto next = [&]() { return (int)((state = state * 1664525u + 1013904223u) >> 24); };  // 0 to 255
-    for (auto& e : a) e = std::is_floating_point<Element>::value || std::is_same<Element, __half>::value
-                              ? (Element)((next() - 128) / 64.0f + 1e-3f * (float)next()) : (Element)next();
-    for (auto& e : b) e = std::is_floating_point<Element>::value || std::is_same<Element, __half>::value
-                              ? (Element)((next() - 128) / 32.0f) : (Element)(next() / 2);
+    constexpr bool real = std::is_floating_point<Element>::value || std::is_same<Element, __half>::value ||
+                          std::is_same<Element, __nv_bfloat16>::value;
+    for (auto& e : a) e = real ? (Element)((next() - 128) / 64.0f + 1e-3f * (float)next()) : (Element)next();
+    for (auto& e : b) e = real ? (Element)((next() - 128) / 32.0f) : (Element)(next() / 2);
     for (auto& e : c) e = (Acc)(next() - 128);
     Element *d_a, *d_b;
     Acc *d_c, *d_d;
@@ -150,6 +150,11 @@ int main() {
                                                                          false, 0);
     check_case<32, 8, 16, signed char, int, col, col, signed char>("s8 32x8x16", 1, 3, 2, 1.0f, true, false, 0);
 #ifdef CUDA_EMULATION
+    // bfloat16 inputs, float sums: products are exact, sums round in float
+    check_case<16, 16, 16, __nv_bfloat16, float, row, col, __nv_bfloat16>("bfloat16 16x16x16", 2, 3, 3, 1.0f,
+                                                                          false, false, 1e-5);
+    check_case<8, 32, 16, __nv_bfloat16, float, col, row, __nv_bfloat16>("bfloat16 8x32x16", 3, 1, 2, 0.5f,
+                                                                         true, false, 1e-5);
     // tf32: the inputs rounded to 10 mantissa bits, products exact in float
     check_case<16, 16, 8, wmma::precision::tf32, float, row, col, float>("tf32 16x16x8", 2, 2, 6, 1.0f, false,
                                                                          true, 1e-5);

@@ -97,7 +97,7 @@ inline bool __hle(__half a, __half b) { return (float)a <= (float)b; }
 inline bool __hgt(__half a, __half b) { return (float)a > (float)b; }
 inline bool __hge(__half a, __half b) { return (float)a >= (float)b; }
 inline bool __hisnan(__half a) { return std::isnan((float)a); }
-inline bool __hisinf(__half a) { return std::isinf((float)a); }
+inline int __hisinf(__half a) { return std::isinf((float)a) ? ((float)a < 0 ? -1 : 1) : 0; }  // -1: -inf
 
 inline __half2 __halves2half2(__half low, __half high) { return __half2{low, high}; }
 inline __half2 __floats2half2_rn(float low, float high) { return __half2{__half(low), __half(high)}; }

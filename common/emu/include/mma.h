@@ -10,11 +10,11 @@
 // its copies of A and B, so the lanes need not wait for each other, and a warp computes each
 // product once. As on a GPU, all 32 lanes of the warp must take part in every call.
 //
-// Shapes and types, as CUDA has them: half or 8-bit integer inputs in 16x16x16, 32x8x16 and
-// 8x32x16; precision::tf32 in 16x16x8; double in 8x8x4; accumulators of float or half, int, or
-// double. Products of half or tf32 inputs are exact in float and add up in float, in order of k;
-// a GPU adds them in another order, so its last bits may differ. Not here: bfloat16, the 4-bit and
-// 1-bit experimental types.
+// Shapes and types, as CUDA has them: half, bfloat16 or 8-bit integer inputs in 16x16x16, 32x8x16
+// and 8x32x16; precision::tf32 in 16x16x8; double in 8x8x4; accumulators of float or half, int,
+// or double. Products of half, bfloat16 or tf32 inputs are exact in float and add up in float, in
+// order of k; a GPU adds them in another order, so its last bits may differ. Not here: the 4-bit
+// and 1-bit experimental types.
 #pragma once
 
 #include <climits>
@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "cooperative_groups.h"
+#include "cuda_bf16.h"
 #include "cuda_fp16.h"
 #include "cuda_runtime.h"
 
@@ -58,6 +59,9 @@ template <class T, int m, int n, int k> struct supported : std::false_type {};
 template <> struct supported<__half, 16, 16, 16> : std::true_type {};
 template <> struct supported<__half, 32, 8, 16> : std::true_type {};
 template <> struct supported<__half, 8, 32, 16> : std::true_type {};
+template <> struct supported<__nv_bfloat16, 16, 16, 16> : std::true_type {};
+template <> struct supported<__nv_bfloat16, 32, 8, 16> : std::true_type {};
+template <> struct supported<__nv_bfloat16, 8, 32, 16> : std::true_type {};
 template <> struct supported<signed char, 16, 16, 16> : std::true_type {};
 template <> struct supported<signed char, 32, 8, 16> : std::true_type {};
 template <> struct supported<signed char, 8, 32, 16> : std::true_type {};
@@ -145,6 +149,7 @@ template <> struct sum_type<signed char> { using type = long long; };
 template <> struct sum_type<unsigned char> { using type = long long; };
 template <> struct sum_type<double> { using type = double; };
 inline float product_input(__half value) { return (float)value; }
+inline float product_input(__nv_bfloat16 value) { return (float)value; }
 inline float product_input(float value) { return __float_to_tf32(value); }  // a tf32 input
 inline long long product_input(signed char value) { return value; }
 inline long long product_input(unsigned char value) { return value; }
