@@ -130,6 +130,24 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order graphs
 }
 
+@test "libcu++'s cuda::memcpy_async arrives, waited for with a thread's pipeline or a block's barrier" {
+    run_in_every_order libcudacxx_copy
+}
+
+@test "libcu++'s copies: a misaligned one is a device-side assert; a block's shared pipeline and a partial barrier stop at their lines" {
+    built libcudacxx_copy
+    local source=tests/emu/libcudacxx_copy.cu
+    run "$BIN/libcudacxx_copy" misaligned
+    assert_failure 1
+    assert_output --partial "$source:$(line_of $source "x + 1: not a multiple of 16"): misaligned_copy: block: [0,0,0], thread: [0,0,0] Assertion \`cuda::memcpy_async: aligned_size_t<N> needs both addresses and the size to be multiples of N\` failed."
+    run "$BIN/libcudacxx_copy" shared-pipeline
+    assert_failure 1
+    assert_output --partial "cuda-emu: $source:$(line_of $source "// a block's pipeline"): a pipeline shared by the threads of a block (cuda::pipeline_shared_state) is not emulated (in kernel shared_pipeline, block (0,0,0), thread (0,0,0))"
+    run "$BIN/libcudacxx_copy" partial-barrier
+    assert_failure 1
+    assert_output --partial "cuda-emu: $source:$(line_of $source "// half of the block"): a cuda::barrier that expects another number of threads than the block has is not emulated (in kernel partial_barrier"
+}
+
 @test "graph memory nodes: an allocation keeps its address across launches and lives from its alloc node to its free" {
     run_in_every_order graph_memory
 }
@@ -900,7 +918,6 @@ thrust/device_vector.h Thrust
 curand_kernel.h cuRAND
 nccl.h NCCL
 cuda_gl_interop.h OpenGL interoperability
-cuda/pipeline libcu++'s asynchronous copying (cuda::memcpy_async with cuda::pipeline or cuda::barrier)
 cuda_fp8.h 8-bit floating point
 thrust/scan.h Thrust
 EOF

@@ -50,6 +50,8 @@
  *      and the body of each kernel and __device__ function starts with a note of each function it
  *      calls by name, (void)::cuda_emu::KernelCalls<&kernel, NAME KEY>::noted; (FunctionCalls
  *      from a function): the runtime adds up what a kernel reaches, as a GPU's compiler does.
+ *   8. `__shared__ alignas(N) T x;` becomes `alignas(N) __shared__ T x;`: __shared__ stands for
+ *      a storage class, after which C++ allows no alignas.
  *
  * Comments, string literals, character literals and numbers (1'000'000) are copied untouched.
  * Line numbers are kept exactly: the output starts with `#line 1 "NAME_FOR_ERRORS"`, and every
@@ -153,6 +155,44 @@ static int count_newlines(const char *text, size_t n) {
     int count = 0;
     for (size_t i = 0; i < n; i++) count += text[i] == '\n';
     return count;
+}
+
+/* ---- Rewrite 8: `__shared__ alignas(N) T x;` ------------------------------------------------- */
+
+/* __shared__ stands for a storage class (include/cuda_emu/device.h), after which C++ allows no
+ * alignas: it goes first, `alignas(N) __shared__ T x;`. The same characters change places in
+ * `text` (the input), so every line keeps its number. */
+static void put_alignas_first(char *text) {
+    for (size_t i = 0; i < src_len;) {
+        size_t skipped = skip_literal(i);
+        if (skipped != i || !is_ident_char(text[i])) {
+            i = skipped != i ? skipped : i + 1;
+            continue;
+        }
+        size_t end = i;
+        while (end < src_len && is_ident_char(text[end])) end++;
+        size_t word = skip_space_and_comments(end);
+        size_t open = word + 7 <= src_len ? skip_space_and_comments(word + 7) : src_len;
+        if (end - i == 10 && strncmp(text + i, "__shared__", 10) == 0 && open < src_len &&
+            strncmp(text + word, "alignas", 7) == 0 && !is_ident_char(text[word + 7]) && text[open] == '(') {
+            size_t close = open;
+            for (int depth = 0; close < src_len; close++) {
+                if (text[close] == '(') depth++;
+                if (text[close] == ')' && --depth == 0) break;
+            }
+            if (close < src_len) {
+                size_t alignas_len = close + 1 - word, between = word - end;
+                char *moved = malloc(close + 1 - i);
+                memcpy(moved, text + word, alignas_len);
+                memcpy(moved + alignas_len, text + end, between);
+                memcpy(moved + alignas_len + between, "__shared__", 10);
+                memcpy(text + i, moved, close + 1 - i);
+                free(moved);
+                end = close + 1;
+            }
+        }
+        i = end;
+    }
 }
 
 /* ---- Rewrite 1: kernel launches --------------------------------------------------------------- */
@@ -812,6 +852,7 @@ int main(int argc, char **argv) {
     fclose(in);
     buffer[src_len] = 0;
     src = buffer;
+    put_alignas_first(buffer);
 
     emit_str("#line 1 \"");
     for (const char *c = input_name; *c; c++) {

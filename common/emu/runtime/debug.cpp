@@ -192,6 +192,14 @@ void fatal(const char* format, ...) {
     die();
 }
 
+// A feature a header stands in for but does not emulate, met while the program runs.
+extern "C" [[noreturn]] void cuda_emu_not_emulated(const char* what, const char* file, int line) {
+    char where_text[256];
+    describe(current_location(), where_text, sizeof where_text);
+    fatal("%s:%d: %s is not emulated (in %s); keep it behind #ifndef CUDA_EMULATION, so that it "
+          "runs on a GPU, built with nvcc", file, line, what, where_text);
+}
+
 void describe(const Location& where, char* text, size_t size) {
     if (!where.kernel) {
         snprintf(text, size, "host code");
