@@ -8,6 +8,7 @@
 #include <cooperative_groups.h>
 #include <cuda/barrier>
 #include <cuda/pipeline>
+#include <cuda/std/type_traits>
 
 #include <cstring>
 
@@ -16,6 +17,8 @@
 namespace cg = cooperative_groups;
 
 static const char* test_name = "libcudacxx_copy";
+static_assert(cuda::std::is_same<cuda::std::remove_const<const float>::type, float>::value,
+              "cuda::std has the standard type traits");
 constexpr int threads = 64, tile = threads * 4;  // a float4 a thread, a tile of 256 floats
 
 // Each block sums its part of x, a tile at a time; tile t + 1 is on its way while tile t is summed.
