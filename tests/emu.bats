@@ -213,6 +213,49 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     assert_output --regexp "writes at .*no_barrier.cu:$copy"
 }
 
+@test "emucc --sanitize checks copies into shared memory by memcpy and by struct assignment: a barrier orders them, a missing one is a race" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >copies.cu <<'EOF'
+#include <cstdio>
+#include <cstring>
+struct Weights { float w[64]; };
+__global__ void weigh(const Weights* weights, float* out) {
+    __shared__ Weights staged;
+    __shared__ float raw[64];
+    if (threadIdx.x == 0) {
+        staged = *weights;
+        memcpy(raw, weights->w, sizeof raw);
+    }
+#ifndef NO_BARRIER
+    __syncthreads();
+#endif
+    out[threadIdx.x] = staged.w[threadIdx.x] + raw[threadIdx.x];
+}
+int main() {
+    Weights weights;
+    for (int i = 0; i < 64; i++) weights.w[i] = i;
+    Weights* d_weights;
+    float *d_out, out[64];
+    cudaMalloc(&d_weights, sizeof weights);
+    cudaMalloc(&d_out, sizeof out);
+    cudaMemcpy(d_weights, &weights, sizeof weights, cudaMemcpyHostToDevice);
+    weigh<<<1, 64>>>(d_weights, d_out);
+    cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost);
+    printf("%g %g\n", out[1], out[63]);
+}
+EOF
+    "$EMUCC" --sanitize -o copies copies.cu
+    run ./copies
+    assert_success
+    assert_output "2 126"
+    "$EMUCC" --sanitize -DNO_BARRIER -o racy copies.cu
+    run ./racy
+    assert_failure
+    assert_output --partial "cuda-emu: data race on shared memory in kernel weigh"
+    assert_output --regexp "reads at .*copies.cu:14"
+    assert_output --regexp "writes at .*copies.cu:(8|9)"
+}
+
 @test "warp matrix multiply-accumulate (wmma) gives a CPU's product for every type and shape, in both layouts" {
     run_in_every_order wmma
 }

@@ -601,19 +601,43 @@ PLAIN_ACCESS(8)
 PLAIN_ACCESS(16)
 void __tsan_read_range(void* a, unsigned long size) { check(a, size, false, PC); }
 void __tsan_write_range(void* a, unsigned long size) { check(a, size, true, PC); }
+
+// memcpy, memmove and memset. Instrumented code calls __tsan_memcpy for some copies (clang before
+// 15), a plain memcpy for others (clang's struct copies, g++'s calls), or copies inline (g++'s
+// struct copies, checked as ranges). So emucc links --sanitize and --profile programs with
+// -Wl,--wrap=memcpy (and memmove, memset): every call to memcpy in the program comes to
+// __wrap_memcpy, which checks it inside a block and then calls the C library's, __real_memcpy.
+// Without the wrapping (another link) those are null, and only __tsan_memcpy's copies are checked.
+extern "C" __attribute__((weak)) void* __real_memcpy(void*, const void*, size_t);
+extern "C" __attribute__((weak)) void* __real_memmove(void*, const void*, size_t);
+extern "C" __attribute__((weak)) void* __real_memset(void*, int, size_t);
+void* __wrap_memcpy(void* to, const void* from, size_t size) {
+    check(from, size, false, PC);
+    check(to, size, true, PC);
+    return __real_memcpy(to, from, size);
+}
+void* __wrap_memmove(void* to, const void* from, size_t size) {
+    check(from, size, false, PC);
+    check(to, size, true, PC);
+    return __real_memmove(to, from, size);
+}
+void* __wrap_memset(void* to, int value, size_t size) {
+    check(to, size, true, PC);
+    return __real_memset(to, value, size);
+}
 void* __tsan_memcpy(void* to, const void* from, unsigned long size) {
     check(from, size, false, PC);
     check(to, size, true, PC);
-    return memcpy(to, from, size);
+    return __real_memcpy ? __real_memcpy(to, from, size) : memcpy(to, from, size);  // checked once
 }
 void* __tsan_memmove(void* to, const void* from, unsigned long size) {
     check(from, size, false, PC);
     check(to, size, true, PC);
-    return memmove(to, from, size);
+    return __real_memmove ? __real_memmove(to, from, size) : memmove(to, from, size);
 }
 void* __tsan_memset(void* to, int value, unsigned long size) {
     check(to, size, true, PC);
-    return memset(to, value, size);
+    return __real_memset ? __real_memset(to, value, size) : memset(to, value, size);
 }
 
 // Atomics are never races (that is what they are for); they do the operation, sequentially
