@@ -17,30 +17,14 @@
 
 #define _CUDA_PIPELINE_PRIMITIVES_H_  // the toolkit's include guard: its own copy is never read
 
-#if defined(CUDA_EMU_SANITIZE) || defined(CUDA_EMU_PROFILE)
-// emucc --sanitize and --profile: the checks and counts of the copy's bytes, read and written
-// (runtime/sanitize.cpp, runtime/profile.cpp). g++ instruments loads and stores but not a call
-// to memcpy, so the copies below ask for them by name.
-extern "C" void* __tsan_memcpy(void* to, const void* from, unsigned long size);
-extern "C" void* __tsan_memset(void* to, int value, unsigned long size);
-#endif
-
+// Under emucc --sanitize and --profile these calls to memcpy and memset reach the checks and
+// counts of their bytes (runtime/sanitize.cpp), as every call in such a program does.
 namespace cuda_emu {
 inline void async_copy_bytes(void* to, const void* from, size_t size) {
-    if (size == 0) return;  // no access, not even one just past the end
-#if defined(CUDA_EMU_SANITIZE) || defined(CUDA_EMU_PROFILE)
-    __tsan_memcpy(to, from, size);
-#else
-    std::memcpy(to, from, size);
-#endif
+    if (size > 0) std::memcpy(to, from, size);  // 0: no access, not even one just past the end
 }
 inline void async_zero_bytes(void* to, size_t size) {
-    if (size == 0) return;
-#if defined(CUDA_EMU_SANITIZE) || defined(CUDA_EMU_PROFILE)
-    __tsan_memset(to, 0, size);
-#else
-    std::memset(to, 0, size);
-#endif
+    if (size > 0) std::memset(to, 0, size);
 }
 
 // zfill: of the size_and_align bytes, the last zfill are zeros instead of a copy (a tile's part
