@@ -166,6 +166,17 @@ require_built() {
     assert_line --regexp "^cuda-emu: out-of-bounds write of shared memory in kernel with_right_neighbour, block \([01],0,0\), thread \(31,0,0\), at tests/emu/bug_shared_static_out_of_bounds.cu:$line: the first byte past the end of __shared__ tile \(128 bytes\)$"
 }
 
+@test "a write past a __shared__ alignas(16) array is named with its line and the array" {
+    require_built bug_shared_static_out_of_bounds
+    local line
+    line=$(line_of "$REPO/tests/emu/bug_shared_static_out_of_bounds.cu" "// past the aligned end")
+    for order in forward reverse; do
+        CUDA_EMU_ORDER=$order run "$BIN/bug_shared_static_out_of_bounds" aligned
+        assert_failure 1
+        assert_line --regexp "^cuda-emu: out-of-bounds write of shared memory in kernel with_right_neighbour_aligned, block \([01],0,0\), thread \(31,0,0\), at tests/emu/bug_shared_static_out_of_bounds.cu:$line: the first byte past the end of __shared__ tile \(128 bytes\)$"
+    done
+}
+
 @test "a 32-bit load from device memory at an address not a multiple of 4 is named with its line" {
     require_built bug_misaligned
     local access allocation

@@ -567,16 +567,41 @@ static size_t register_static_shared(size_t pos, int extents, const char *kernel
     }
     (void)declarator_start;
     /* A gap before the declaration too, when it starts a statement: compilers lay thread_locals
-     * out in declaration order or in reverse, so one of the two gaps follows the variable. */
+     * out in declaration order or in reverse, so one of the two gaps follows the variable. An
+     * `alignas(N)` in front (rewrite 8 puts it there) belongs to the declaration: the gap goes
+     * before it. */
     size_t last = out_len;
     while (last > 0 && (is_space(out[last - 1]) || out[last - 1] == '\n')) last--;
+    size_t declaration_start = last;
+    if (last > 0 && out[last - 1] == ')') {
+        size_t open = last - 1;
+        for (int parens = 0; open > 0; open--) {
+            if (out[open] == ')') parens++;
+            if (out[open] == '(' && --parens == 0) break;
+        }
+        size_t word = open;
+        while (word > 0 && (is_space(out[word - 1]) || out[word - 1] == '\n')) word--;
+        if (word >= 7 && strncmp(out + word - 7, "alignas", 7) == 0 &&
+            (word == 7 || !is_ident_char(out[word - 8]))) {
+            declaration_start = word - 7;
+            last = declaration_start;
+            while (last > 0 && (is_space(out[last - 1]) || out[last - 1] == '\n')) last--;
+        }
+    }
     if (extents && name_count > 0 && last > 0 && strchr(";{}", out[last - 1])) {
+        /* the alignas, and the spaces after it, follow the gap */
+        size_t moved_len = out_len - declaration_start;
+        char *moved = malloc(moved_len);
+        memcpy(moved, out + declaration_start, moved_len);
+        out_len = declaration_start;
         char text[400];
         int gap = extent_count++;
         snprintf(text, sizeof text,
                  "static thread_local char cuda_emu_shared_gap_%d[64];"
                  " ::cuda_emu::shared_extent_here(cuda_emu_shared_gap_%d, 64, nullptr); ", gap, gap);
         emit_str(text);
+        emit(moved, moved_len);
+        free(moved);
     }
     emit(src + pos, end + 1 - pos);
     for (int k = 0; kernel && k < name_count; k++) {
