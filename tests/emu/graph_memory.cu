@@ -9,7 +9,8 @@
 //
 // Run with no argument: every check passes and it prints "PASS graph_memory".
 //   misuse          the runtime's errors for what CUDA forbids, then "PASS graph_memory"
-//   after-free      a kernel node reads an allocation after its free node (reported)
+//   after-free      a kernel node reads an allocation after its free node (reported with the
+//                   line of its own alloc node, though an earlier one had its address)
 #include <cstring>
 
 #include "check.h"
@@ -323,9 +324,15 @@ static void misuse(int* d_out, cudaStream_t stream) {
 static void read_after_free(int* d_out, cudaStream_t stream) {
     cudaGraph_t graph;
     CHECK(cudaGraphCreate(&graph, 0));
+    // An earlier allocation of the same size, freed first: the next one gets its address, and
+    // the report names the alloc node of the allocation that was read.
+    cudaMemAllocNodeParams earlier = allocation_of(bytes);
+    cudaGraphNode_t alloc_earlier, free_earlier;
+    CHECK(cudaGraphAddMemAllocNode(&alloc_earlier, graph, nullptr, 0, &earlier));
+    CHECK(cudaGraphAddMemFreeNode(&free_earlier, graph, &alloc_earlier, 1, earlier.dptr));
     cudaMemAllocNodeParams allocation = allocation_of(bytes);
     cudaGraphNode_t alloc, filled, freed, copied;
-    CHECK(cudaGraphAddMemAllocNode(&alloc, graph, nullptr, 0, &allocation));  // the alloc node
+    CHECK(cudaGraphAddMemAllocNode(&alloc, graph, &free_earlier, 1, &allocation));  // the alloc node
     int* scratch = (int*)allocation.dptr;
     int first = 5, count = n;
     void* fill_args[] = {&scratch, &first, &count};

@@ -359,8 +359,11 @@ void* graph_region_reserve(size_t size, const char* file, int line) {
     return data;
 }
 
-void graph_region_open(void* data) {
+// The alloc node made at file:line runs; faults name it (several may share one address range).
+void graph_region_open(void* data, const char* file, int line) {
     Guarded* g = find_graph_region(data);
+    g->file = file;
+    g->line = line;
     char* start;
     size_t length;
     data_pages(*g, &start, &length);

@@ -84,8 +84,10 @@ struct CUgraphNode_st {
     cudaMemsetParams memset{};
     cudaHostNodeParams host{};
     std::unique_ptr<CUgraph_st> child;
-    // Memory alloc and free nodes
+    // Memory alloc and free nodes; an alloc node's line (several may share one GraphMemory)
     std::shared_ptr<GraphMemory> memory;
+    const char* alloc_file = nullptr;
+    int alloc_line = 0;
     // Conditional nodes: the value that decides, and the bodies (body_list is what
     // phGraph_out points at)
     ConditionalValue* condition = nullptr;
@@ -173,6 +175,8 @@ std::unique_ptr<CUgraph_st> clone(const CUgraph_st& graph,
         copy->memset = node->memset;
         copy->host = node->host;
         copy->memory = node->memory;
+        copy->alloc_file = node->alloc_file;
+        copy->alloc_line = node->alloc_line;
         copy->condition = node->condition;
         copy->condition_type = node->condition_type;
         for (const auto& body : node->bodies) {
@@ -313,8 +317,9 @@ bool in_graph_memory(const void* start, size_t count) {
     return memory && (const char*)start + count <= memory->data + memory->size;
 }
 
-// The alloc node runs: the allocation exists from here on.
-cudaError_t allocate_graph_memory(const std::shared_ptr<GraphMemory>& memory, cudaStream_t stream) {
+// The alloc node made at file:line runs: the allocation exists from here on.
+cudaError_t allocate_graph_memory(const std::shared_ptr<GraphMemory>& memory, cudaStream_t stream,
+                                  const char* file, int line) {
     {
         std::lock_guard<std::mutex> lock(memory_mutex);
         if (memory->allocated) return cudaErrorInvalidValue;  // cudaGraphLaunch checks before
@@ -322,8 +327,8 @@ cudaError_t allocate_graph_memory(const std::shared_ptr<GraphMemory>& memory, cu
         memory->allocated = true;
         allocated_memory[memory->data] = memory;
     }
-    graph_region_open(memory->data);
-    record_graph_allocation(memory->data, memory->size, memory->file, memory->line);
+    graph_region_open(memory->data, file, line);
+    record_graph_allocation(memory->data, memory->size, file, line);
     return cudaSuccess;
 }
 
@@ -451,7 +456,7 @@ cudaError_t run_node(cudaGraphNode_t node, cudaStream_t stream) {
     case cudaGraphNodeTypeConditional:
         return run_conditional(node, stream);
     case cudaGraphNodeTypeMemAlloc:
-        return allocate_graph_memory(node->memory, stream);
+        return allocate_graph_memory(node->memory, stream, node->alloc_file, node->alloc_line);
     case cudaGraphNodeTypeMemFree:
         if (!node->memory->allocated) {
             report("a memory free node ran for the graph allocation made at %s:%d while it was not "
@@ -589,6 +594,8 @@ cudaError_t cuda_emu::capture_allocation(void** ptr, size_t size, cudaStream_t s
                                   size, file, line);
     }
     if (!node->memory) return fail(cudaErrorMemoryAllocation);
+    node->alloc_file = file;
+    node->alloc_line = line;
     *ptr = node->memory->data;
     return fail(append_captured(stream, std::move(node)));
 }
@@ -875,6 +882,8 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
         remove_last_node(graph);
         return fail(cudaErrorMemoryAllocation);
     }
+    (*node)->alloc_file = file;
+    (*node)->alloc_line = line;
     params->dptr = (*node)->memory->data;
     return cudaSuccess;
 }

@@ -103,7 +103,7 @@ void guarded_free(void* ptr);
 // access outside the allocation's lifetime is reported as one. Reserved closed; null when out of
 // address space. Closing gives the pages back to the system; release gives back the range.
 void* graph_region_reserve(size_t size, const char* file, int line);
-void graph_region_open(void* data);
+void graph_region_open(void* data, const char* file, int line);
 void graph_region_close(void* data);
 void graph_region_release(void* data);
 
