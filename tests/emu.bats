@@ -130,22 +130,27 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order graphs
 }
 
-@test "libcu++'s cuda::memcpy_async arrives, waited for with a thread's pipeline or a block's barrier" {
+@test "libcu++'s cuda::memcpy_async arrives, waited for with a thread's pipeline, a pipeline a block shares, or a block's barrier (split, for part of the block, dropped)" {
     run_in_every_order libcudacxx_copy
 }
 
-@test "libcu++'s copies: a misaligned one is a device-side assert; a block's shared pipeline and a partial barrier stop at their lines" {
+@test "libcu++'s copies and barriers: a misaligned copy is a device-side assert; a missing arrival is a deadlock, an extra one an error, each at its line" {
     built libcudacxx_copy
     local source=tests/emu/libcudacxx_copy.cu
     run "$BIN/libcudacxx_copy" misaligned
     assert_failure 1
     assert_output --partial "$source:$(line_of $source "x + 1: not a multiple of 16"): misaligned_copy: block: [0,0,0], thread: [0,0,0] Assertion \`cuda::memcpy_async: aligned_size_t<N> needs both addresses and the size to be multiples of N\` failed."
-    run "$BIN/libcudacxx_copy" shared-pipeline
+    run "$BIN/libcudacxx_copy" missing-arrival
     assert_failure 1
-    assert_output --partial "cuda-emu: $source:$(line_of $source "// a block's pipeline"): a pipeline shared by the threads of a block (cuda::pipeline_shared_state) is not emulated (in kernel shared_pipeline, block (0,0,0), thread (0,0,0))"
-    run "$BIN/libcudacxx_copy" partial-barrier
-    assert_failure 1
-    assert_output --partial "cuda-emu: $source:$(line_of $source "// half of the block"): a cuda::barrier that expects another number of threads than the block has is not emulated (in kernel partial_barrier"
+    assert_line "cuda-emu: deadlock in kernel missing_arrival, block (0,0,0): no thread of the block can continue."
+    assert_line --regexp "^cuda-emu:   32 thread\(s\) wait at the wait of a cuda::barrier \(wait, arrive_and_wait, or a block pipeline's acquire or wait\) at $source:$(line_of $source "// half of the block arrives") \(first: thread \([0-9]+,0,0\)\)$"
+    assert_line --regexp "^cuda-emu:   32 thread\(s\) returned from the kernel \(first: thread \([0-9]+,0,0\)\)$"
+    assert_line "cuda-emu: a cuda::barrier's phase ends when as many arrivals as init() set have come; a thread that returned, or waits somewhere else, does not arrive."
+    for order in forward reverse; do
+        CUDA_EMU_ORDER=$order run "$BIN/libcudacxx_copy" extra-arrival
+        assert_failure 1
+        assert_output --regexp "cuda-emu: too many arrivals at a cuda::barrier in kernel extra_arrival, block \(0,0,0\), thread \([01],0,0\), at $source:$(line_of $source "// four arrivals in a phase of three"): 2 arrival\(s\) in a phase that waits for 1 more of the 3 init\(\) set"
+    done
 }
 
 @test "graph memory nodes: an allocation keeps its address across launches and lives from its alloc node to its free" {
@@ -617,6 +622,10 @@ last error: cudaErrorInvalidValue"
 
 @test "registered and mapped host memory, host functions and callbacks on streams, clock64" {
     run_in_every_order host_memory_callbacks
+}
+
+@test "threads that spin with __nanosleep() in the loop give way: a flag another warp sets, a lock in shared memory" {
+    run_in_every_order spin_wait
 }
 
 @test "clock() and clock64() in a kernel count at the device's clock rate: 20 ms of cycles take 20 ms" {

@@ -1,6 +1,7 @@
 // bug_spin_wait.cu - a deliberate bug: thread 0 spins until thread 1 sets a flag in shared
 // memory. Threads of a block take turns in the emulator (and warps may too on a GPU), so thread 0
 // waits forever; with CUDA_EMU_TIMEOUT=1 the emulator reports the stuck thread instead of hanging.
+// (spin_wait.cu waits with __nanosleep() in the loop, which lets the other thread run.)
 #include "check.h"
 
 static const char* test_name = "bug_spin_wait";

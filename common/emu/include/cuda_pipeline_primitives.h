@@ -26,6 +26,15 @@ inline void async_copy_bytes(void* to, const void* from, size_t size) {
 inline void async_zero_bytes(void* to, size_t size) {
     if (size > 0) std::memset(to, 0, size);
 }
+// A group's copy (cooperative_groups::memcpy_async, cuda::memcpy_async with a group): the thread
+// of rank `rank` among `threads` copies its share, whole 16-byte pieces of it.
+inline void async_copy_share(unsigned long long rank, unsigned long long threads, void* to,
+                             const void* from, size_t size) {
+    const size_t piece = 16, pieces = (size + piece - 1) / piece;
+    size_t begin = pieces * rank / threads * piece, end = pieces * (rank + 1) / threads * piece;
+    if (end > size) end = size;
+    if (begin < end) async_copy_bytes((char*)to + begin, (const char*)from + begin, end - begin);
+}
 
 // zfill: of the size_and_align bytes, the last zfill are zeros instead of a copy (a tile's part
 // past the matrix's edge). The size and both addresses must be as a GPU requires, or a

@@ -15,7 +15,8 @@
 //                    shows in the results.
 //   CUDA_EMU_TIMEOUT=SECONDS  a thread that neither finishes nor reaches a barrier for this long
 //                    (default 10, 0 = never) is reported: typically a spin on a flag that another
-//                    thread must set, which cannot work when threads take turns.
+//                    thread must set, which cannot work when threads take turns (unless the loop
+//                    calls __nanosleep(), which gives way to them).
 //   CUDA_EMU_WORKERS=N  OS threads that run blocks (default: one per core).
 //   CUDA_EMU_DEVICE=t4|a100|rtx3060|rtx4090|l4|h100  the GPU whose SM count, per-SM limits and
 //                    compute capability the device reports (default h100; runtime/models.cpp).
@@ -190,14 +191,6 @@ void fatal(const char* format, ...) {
     vreport(format, args);
     va_end(args);
     die();
-}
-
-// A feature a header stands in for but does not emulate, met while the program runs.
-extern "C" [[noreturn]] void cuda_emu_not_emulated(const char* what, const char* file, int line) {
-    char where_text[256];
-    describe(current_location(), where_text, sizeof where_text);
-    fatal("%s:%d: %s is not emulated (in %s); keep it behind #ifndef CUDA_EMULATION, so that it "
-          "runs on a GPU, built with nvcc", file, line, what, where_text);
 }
 
 void describe(const Location& where, char* text, size_t size) {
@@ -542,7 +535,8 @@ void report_no_progress(int, siginfo_t*, void*) {
     describe(current_location(), where_text, sizeof where_text);
     fatal("no progress for %g s in %s: the thread neither finished nor reached a barrier. Is it "
           "waiting (spinning) for a value that another thread or block must write? Threads of a "
-          "block take turns here, so such a wait never ends; on a GPU it may hang too. "
+          "block take turns here, so such a wait never ends unless its loop calls __nanosleep(), "
+          "which gives way to the others; on a GPU it may hang too. "
           "(CUDA_EMU_TIMEOUT sets the limit.)",
           settings().timeout_seconds, where_text);
 }

@@ -17,7 +17,8 @@
 // program (its TLS segment, one copy per worker thread, reused block after block), dynamic
 // shared memory is one buffer per worker. The shadow keeps, per 4-byte word, the last two writes
 // and the last two reads of the current block, each with the bytes of the word it touched, each with the GPU thread, the barrier generation
-// (block_epoch, counted by the scheduler at every __syncthreads) and the warp generation (warp
+// (block_epoch, counted by the scheduler at every __syncthreads, at the end of a cuda::barrier's
+// phase, and when threads asleep in __nanosleep resume) and the warp generation (warp
 // barriers: __syncwarp, shuffles, votes) it happened in. Two accesses to one word by different
 // threads, at least one a write, in the same barrier generation are a race: nothing ordered
 // them, and on a GPU the result depends on timing. Between warps, the sync() of a

@@ -53,7 +53,8 @@ namespace {
 
 // UNSTARTED, RUNNING and READY threads will still run before they next wait; the AT_ states wait.
 enum ThreadState : uint8_t {
-    UNSTARTED, RUNNING, READY, AT_BLOCK_BARRIER, AT_WARP_OP, AT_TILE_BARRIER, AT_CONVERGE, FINISHED
+    UNSTARTED, RUNNING, READY, AT_BLOCK_BARRIER, AT_WARP_OP, AT_TILE_BARRIER, AT_CONVERGE,
+    AT_PHASE_WAIT, FINISHED
 };
 
 // One cache line per thread: a switch touches the line of the thread it resumes.
@@ -103,6 +104,9 @@ struct Block {
     TileBarrier tile_barriers[tile_size_classes][max_threads_per_block / 64];
     uint16_t ready[max_threads_per_block];            // ring buffer of threads ready to resume
     unsigned ready_head, ready_count;
+    // Threads that gave way (__nanosleep): ready, but resumed only when no other thread can run.
+    uint16_t yielded[max_threads_per_block];
+    unsigned yielded_count;
     int current;  // the thread running now
     int reduce_result;
     // The barrier being gathered: where the first thread arrived, the predicates counted so far,
@@ -258,6 +262,18 @@ void push_all_ready(Block* b, uint16_t* list, unsigned count) {
     for (unsigned k = 0; k < count; k++) push_ready(b, list[k]);
 }
 
+// No thread is ready and none is left to start: the threads that gave way resume. What they
+// see now, every other thread has done before: --sanitize takes this for a barrier, so that what
+// a lock guards is not named as a race (nor a race of two other threads across this moment).
+inline void wake_yielded_if_idle(Block* b) {
+    if (b->ready_count == 0 && b->next_start >= b->thread_count && b->yielded_count > 0) {
+        unsigned count = b->yielded_count;
+        b->yielded_count = 0;
+        sanitize_state.block_epoch++;
+        push_all_ready(b, b->yielded, count);
+    }
+}
+
 // Lanes of `warp` wait in converged_lanes (coalesced_threads(), __activemask()) until no other lane
 // of the warp can still arrive: when none is unstarted, running or ready, each waiting lane learns
 // which lanes wait at its own place (file and line), and all of them resume.
@@ -322,6 +338,7 @@ void run_threads(Block* b, Stack* stack) {
             release_stack(b, stack);
             cuda_emu_switch(&b->discard_sp, b->root_sp);
         }
+        wake_yielded_if_idle(b);
         if (b->ready_count == 0) report_stall(b);
         int next = pop_ready(b);
         make_current(b, next);
@@ -354,6 +371,7 @@ __attribute__((noinline)) void start_on_fresh_stack(Block* b, GpuThread& self) {
 inline __attribute__((always_inline)) void wait_here(Block* b) {
     GpuThread& self = b->threads[b->current];
     note_lane_stopped(b);
+    wake_yielded_if_idle(b);
     if (b->ready_count > 0) {
         int next = pop_ready(b);
         if (next == b->current) {
@@ -386,6 +404,8 @@ const char* op_name(const GpuThread& t) {
     }
     if (t.state == AT_TILE_BARRIER) return "the sync() of a tile of more than 32 threads";
     if (t.state == AT_CONVERGE) return "coalesced_threads() or __activemask()";
+    if (t.state == AT_PHASE_WAIT)
+        return "the wait of a cuda::barrier (wait, arrive_and_wait, or a block pipeline's acquire or wait)";
     static const char* names[] = {"__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
                                   "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync",
                                   "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
@@ -426,7 +446,12 @@ const char* op_name(const GpuThread& t) {
             report("  %u thread(s) wait at %s at %s:%d with mask 0x%08x (first: thread %s)", same,
                    op_name(first), first.file, first.line, first.mask, thread_text);
     }
-    if (b->finished > 0)
+    bool phase_wait = false;
+    for (unsigned t = 0; t < b->thread_count; t++) phase_wait = phase_wait || b->threads[t].state == AT_PHASE_WAIT;
+    if (phase_wait)
+        report("a cuda::barrier's phase ends when as many arrivals as init() set have come; a "
+               "thread that returned, or waits somewhere else, does not arrive.");
+    else if (b->finished > 0)
         report("every thread of a block must reach each __syncthreads (every lane named in a "
                "warp operation's mask must reach it, and every thread of a tile its sync()); a "
                "thread that returns early never arrives.");
@@ -687,6 +712,78 @@ unsigned converged_lanes(const char* file, int line) {
     return (unsigned)self.result;
 }
 
+// ---- cuda::barrier and __nanosleep --------------------------------------------------------------
+
+unsigned phase_barrier_arrive(PhaseBarrier* barrier, std::ptrdiff_t count, bool drop, const char* file,
+                              int line) {
+    Block* b = current_block("a cuda::barrier's arrive");
+    if (count <= 0 || barrier->expected <= 0 || count > barrier->pending) {
+        char where_text[256];
+        describe(current_location(), where_text, sizeof where_text);
+        if (count <= 0)
+            fatal("arrive(%td) at a cuda::barrier in %s, at %s:%d: a thread arrives once or more",
+                  count, where_text, file, line);
+        fatal("too many arrivals at a cuda::barrier in %s, at %s:%d: %td arrival(s) in a phase that "
+              "waits for %td more of the %td init() set (or init() never ran); on a GPU the "
+              "barrier's count goes wrong", where_text, file, line, count, barrier->pending,
+              barrier->expected);
+    }
+    unsigned phase = barrier->phase;
+    if (drop) barrier->expected--;
+    barrier->pending -= count;
+    if (barrier->pending > 0) return phase;
+    // The phase is complete: the next one starts, and the threads waiting for this one resume.
+    barrier->phase++;
+    barrier->pending = barrier->expected;
+    // What comes after the waits is ordered after the arrivals. --sanitize orders the whole
+    // block, as at a __syncthreads: a race between a thread that is not part of the barrier and
+    // one that is goes unreported.
+    sanitize_state.block_epoch++;
+    note_progress();
+    uint16_t list[max_threads_per_block];
+    unsigned waiting = 0;
+    for (unsigned t = 0; t < b->thread_count; t++)
+        if (b->threads[t].state == AT_PHASE_WAIT && b->threads[t].value == (uint64_t)(uintptr_t)barrier)
+            list[waiting++] = (uint16_t)t;
+    push_all_ready(b, list, waiting);
+    return phase;
+}
+
+void phase_barrier_wait(const PhaseBarrier* barrier, unsigned phase, const char* file, int line) {
+    Block* b = current_block("a cuda::barrier's wait");
+    if (barrier->phase != phase) return;
+    GpuThread& self = b->threads[b->current];
+    self.value = (uint64_t)(uintptr_t)barrier;
+    arrive(self, AT_PHASE_WAIT, file, line, 0);
+    wait_here(b);
+}
+
+// A spinning thread gives way, so that the thread it waits for runs (on a GPU, independent
+// thread scheduling lets it run meanwhile). Outside a kernel, or alone, there is nobody to run.
+void yield_thread() {
+    if (!inside_block) return;
+    Block* b = &this_worker->block;
+    if (b->ready_count == 0 && b->next_start >= b->thread_count && b->yielded_count == 0) {
+        sanitize_state.block_epoch++;  // as in wake_yielded_if_idle: the others have stopped
+        return;
+    }
+    GpuThread& self = b->threads[b->current];
+    self.state = READY;
+    b->yielded[b->yielded_count++] = (uint16_t)b->current;
+    if (b->ready_count == 0 && b->next_start < b->thread_count) {
+        start_on_fresh_stack(b, self);
+        return;
+    }
+    wake_yielded_if_idle(b);
+    int next = pop_ready(b);
+    if (next == b->current) {
+        self.state = RUNNING;
+        return;
+    }
+    make_current(b, next);
+    cuda_emu_switch(&self.sp, b->threads[next].sp);
+}
+
 Location current_location() {
     Location where{nullptr, {0, 0, 0}, {0, 0, 0}};
     if (inside_block && this_worker) {
@@ -815,7 +912,7 @@ void run_block(Worker* w, const Grid& grid, uint64_t linear) {
     b->next_start = b->finished = b->at_barrier = 0;
     b->barrier_count = 0;
     b->barrier_mismatch = false;
-    b->ready_head = b->ready_count = 0;
+    b->ready_head = b->ready_count = b->yielded_count = 0;
     std::memset(b->warp_waiting, 0, sizeof b->warp_waiting);
     std::memset(b->converging, 0, sizeof b->converging);
     std::memset(b->tile_barriers, 0, sizeof b->tile_barriers);

@@ -11,31 +11,21 @@
 #include <cstring>
 
 #include "../cooperative_groups.h"
-#include "../cuda_pipeline_primitives.h"  // async_copy_bytes
+#include "../cuda_pipeline_primitives.h"  // async_copy_share
 
 #define _CG_MEMCPY_ASYNC_H  // the toolkit's include guard: its own copy is never read
 
 namespace cooperative_groups {
-namespace details {
-inline void copy_share(unsigned long long rank, unsigned long long threads, void* dst,
-                       const void* src, size_t bytes) {
-    const size_t piece = 16, pieces = (bytes + piece - 1) / piece;
-    size_t begin = pieces * rank / threads * piece, end = pieces * (rank + 1) / threads * piece;
-    if (end > bytes) end = bytes;
-    if (begin < end) ::cuda_emu::async_copy_bytes((char*)dst + begin, (const char*)src + begin, end - begin);
-}
-}  // namespace details
-
 // bytes: a byte count.
 template <class Group, class T, class Size>
 void memcpy_async(const Group& group, T* dst, const T* src, const Size& bytes) {
-    details::copy_share(group.thread_rank(), group.size(), dst, src, (size_t)bytes);
+    ::cuda_emu::async_copy_share(group.thread_rank(), group.size(), dst, src, (size_t)bytes);
 }
 // Counts of elements: as many as the smaller.
 template <class Group, class T>
 void memcpy_async(const Group& group, T* dst, size_t dst_count, const T* src, size_t src_count) {
     size_t count = dst_count < src_count ? dst_count : src_count;
-    details::copy_share(group.thread_rank(), group.size(), dst, src, count * sizeof(T));
+    ::cuda_emu::async_copy_share(group.thread_rank(), group.size(), dst, src, count * sizeof(T));
 }
 template <class Group>
 void wait(const Group& group) {

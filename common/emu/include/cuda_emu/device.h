@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -94,6 +95,21 @@ unsigned converged_lanes(const char* file, int line);
 // is the `size` threads from a multiple of `size`. Returns how many passed a non-zero predicate.
 int tile_barrier(const char* file, int line, int size, int predicate);
 bool cooperative_launch();  // whether the running kernel was started by cudaLaunchCooperativeKernel
+// A cuda::barrier of a block (cuda_emu/libcudacxx.h): the arrivals a phase expects, those it still
+// waits for, and the phase's number. It lies where the barrier does, in shared memory.
+struct PhaseBarrier {
+    std::ptrdiff_t expected, pending;
+    unsigned phase;
+};
+// Arrives `count` times (and with `drop`, later phases expect one arrival fewer); the last
+// arrival of a phase starts the next and resumes the threads waiting for it. Returns the phase it
+// arrived in (the arrival token).
+unsigned phase_barrier_arrive(PhaseBarrier* barrier, std::ptrdiff_t count, bool drop, const char* file,
+                              int line);
+// Waits until the phase numbered `phase` is over (at once if it is).
+void phase_barrier_wait(const PhaseBarrier* barrier, unsigned phase, const char* file, int line);
+// The running thread gives way to the others of its block (__nanosleep in a spinning wait).
+void yield_thread();
 
 template <class T>
 T warp_shuffle(const char* file, int line, int op, unsigned mask, T value, int arg,
@@ -179,7 +195,9 @@ T warp_reduce(const char* file, int line, int op, unsigned mask, T value) {
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-inline void __nanosleep(unsigned) {}
+// __nanosleep(): a thread that waits for another, spinning, sleeps between its looks. Here it
+// gives way to the other threads of its block, which take turns, so that the one it waits for runs.
+inline void __nanosleep(unsigned) { ::cuda_emu::yield_thread(); }
 
 // clock64(): a GPU multiprocessor's cycle counter. Here it counts nanoseconds of the host's
 // monotonic clock (a 1 GHz clock, the clock rate the device reports), enough to time a piece of
