@@ -134,6 +134,10 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order libcudacxx_copy
 }
 
+@test "libcu++'s atomics: atomic_ref of a block's and the device's scope, min, max, float add, compare-exchange, bit operations, exchange, wait" {
+    run_in_every_order libcudacxx_atomic
+}
+
 @test "libcu++'s copies and barriers: a misaligned copy is a device-side assert; a missing arrival is a deadlock, an extra one an error, each at its line" {
     built libcudacxx_copy
     local source=tests/emu/libcudacxx_copy.cu
@@ -606,6 +610,50 @@ last error: cudaErrorInvalidValue"
 
 @test "code written for NVIDIA's headers finds their include guards, compute mode and profiler calls" {
     run_in_every_order toolkit_headers
+}
+
+@test "every header emucc provides compiles when a .cu includes it first; a stand-in stops the build with its cuda-emu: line" {
+    local include="$REPO/common/emu/include" dir="$BATS_TEST_TMPDIR"
+    (cd "$include" && find . -type f | sed 's|^\./||' | sort) >"$dir/headers"
+    [ "$(wc -l <"$dir/headers")" -gt 60 ] || fail "only $(wc -l <"$dir/headers") headers found in $include"
+    # Each header alone in a .cu, two compilers at a time; a line per header that did not do as
+    # it should.
+    xargs -P 2 -I{} bash -c '
+        header={} emucc=$0 include=$1 dir=$2
+        source="$dir/$(echo "$header" | tr "/." "__").cu"
+        printf "#include <%s>\nint main() { return 0; }\n" "$header" >"$source"
+        if output=$("$emucc" -c -o "${source%.cu}.o" "$source" 2>&1); then
+            grep -q "#error \"cuda-emu:" "$include/$header" && echo "$header: a stand-in, yet it compiled"
+        elif ! grep -q "#error \"cuda-emu:" "$include/$header" || ! grep -Eq "error: (#error )?\"cuda-emu:" <<<"$output"; then
+            echo "$header: $(grep -m 1 error <<<"$output")"
+        fi
+        true' "$EMUCC" "$include" "$dir" <"$dir/headers" >"$dir/wrong"
+    [ ! -s "$dir/wrong" ] || fail "$(cat "$dir/wrong")"
+}
+
+@test "a cooperative launch of more threads than the system's memory mappings allow stacks for says so, and how to allow more" {
+    local limit
+    limit=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)
+    [ "$limit" -gt 0 ] && [ "$limit" -lt 80000 ] || skip "vm.max_map_count is $limit: 40 blocks of 1,024 threads fit"
+    cat >"$BATS_TEST_TMPDIR/whole_grid.cu" <<'EOF'
+#include <cooperative_groups.h>
+#include <cstdio>
+__global__ void mark(int* out) {
+    cooperative_groups::this_grid().sync();
+    out[blockIdx.x] = 1;
+}
+int main() {
+    int* d_out;
+    cudaMalloc(&d_out, 40 * sizeof(int));
+    void* args[] = {&d_out};
+    cudaLaunchCooperativeKernel((void*)mark, dim3(40), dim3(1024), args, 0, 0);  // the whole T4
+    printf("%s\n", cudaGetErrorString(cudaDeviceSynchronize()));
+}
+EOF
+    "$EMUCC" -o "$BATS_TEST_TMPDIR/whole_grid" "$BATS_TEST_TMPDIR/whole_grid.cu"
+    CUDA_EMU_DEVICE=t4 CUDA_EMU_WORKERS=40 CUDA_EMU_STACK_KB=16 run "$BATS_TEST_TMPDIR/whole_grid"
+    assert_failure 1
+    assert_output --regexp "cuda-emu: cannot allocate a 16 KiB stack for a GPU thread: the process has [0-9]+ memory mappings, as many as the system allows \(vm.max_map_count\), and each GPU thread's stack takes two\. .* \(sudo sysctl -w vm.max_map_count=262144\), let it run"
 }
 
 @test "emucc's headers win over a toolkit's include folder on the path" {

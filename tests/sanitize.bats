@@ -14,8 +14,9 @@ EMUCC="$REPO/common/emu/emucc"
 # ordered by the sync() of a cooperative_groups tile of 64 to 512 threads. libcudacxx_copy:
 # threads ordered by the phases of cuda::barriers and of a pipeline's stages. spin_wait: a lock
 # in shared memory, taken with atomicCAS and __nanosleep, orders what it guards.
+# libcudacxx_atomic: libcu++'s atomics on shared memory are atomic accesses, no race.
 CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add byte_tile
-    memory_pools large_tiles coalesced_groups libcudacxx_copy spin_wait)
+    memory_pools large_tiles coalesced_groups libcudacxx_copy spin_wait libcudacxx_atomic)
 BUGS=(bug_race_tree bug_missing_sync bug_warp_sync bug_shared_uninitialized bug_shared_out_of_bounds
     bug_shared_static_out_of_bounds bug_uninitialized bug_byte_tile_race bug_tile_race bug_misaligned)
 

@@ -9,6 +9,7 @@
 // a kernel that reads a tile before waiting for it works here, and reads stale data on a GPU.
 #pragma once
 
+#include <assert.h>  // __assert_fail, which a failed check calls as assert() does
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -197,6 +197,31 @@ void shuffle(T* items, unsigned count, uint64_t& rng) {
 
 // ---- Stacks -------------------------------------------------------------------------------------
 
+// No memory for one more stack. Often the cause is not memory but the count of memory mappings
+// the system allows a process (vm.max_map_count, 65530 by default), of which each stack takes two:
+// a cooperative launch keeps every thread of its grid at once.
+[[noreturn]] void report_no_stack(size_t size) {
+    int error = errno;
+    long limit = 0, mappings = 0;
+    if (FILE* f = fopen("/proc/sys/vm/max_map_count", "r")) {
+        if (fscanf(f, "%ld", &limit) != 1) limit = 0;
+        fclose(f);
+    }
+    if (FILE* f = fopen("/proc/self/maps", "r")) {
+        for (int c; (c = fgetc(f)) != EOF;) mappings += c == '\n';
+        fclose(f);
+    }
+    long more = 262144;
+    while (more <= limit) more *= 2;
+    if (limit > 0 && mappings + 64 >= limit)
+        fatal("cannot allocate a %zu KiB stack for a GPU thread: the process has %ld memory "
+              "mappings, as many as the system allows (vm.max_map_count), and each GPU thread's "
+              "stack takes two. A cooperative launch keeps every thread of its grid at once: a "
+              "smaller grid or smaller blocks, or more mappings (sudo sysctl -w "
+              "vm.max_map_count=%ld), let it run", size / 1024, mappings, more);
+    fatal("cannot allocate a %zu KiB stack for a GPU thread: %s", size / 1024, strerror(error));
+}
+
 Stack* acquire_stack(Block* b) {
     if (!b->free_stacks.empty()) {
         Stack* s = b->free_stacks.back();
@@ -217,7 +242,7 @@ Stack* acquire_stack(Block* b) {
     char* memory = (char*)mmap(nullptr, guard + size, PROT_NONE,
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (memory == MAP_FAILED || mprotect(memory + guard, size, PROT_READ | PROT_WRITE) != 0)
-        fatal("cannot allocate a %zu KiB stack for a GPU thread", size / 1024);
+        report_no_stack(size);
     register_stack_guard(memory, guard);
     // Stacks are page-aligned, so without this every stack's top would fall on the same cache
     // sets, and a block's threads would evict each other's hot stack frames from L1 and L2 at

@@ -1,4 +1,4 @@
-// cuda_emu/libcudacxx.h - libcu++'s asynchronous copies for the CPU emulator (common/emu/):
+// cuda_emu/libcudacxx.h - libcu++'s asynchronous copies and atomics for the CPU emulator (common/emu/):
 // cuda::memcpy_async into shared memory, waited for with a cuda::pipeline or a cuda::barrier, as
 // <cuda/pipeline> and <cuda/barrier> have them (both include this file).
 //
@@ -13,14 +13,19 @@
 // cuda::make_pipeline()), a pipeline a block shares (pipeline_shared_state, with or without
 // producer and consumer roles), a block's cuda::barrier (arrive, wait, arrive_and_wait,
 // arrive_and_drop, for any count of threads), and cuda::aligned_size_t. Barriers of a wider
-// scope (thread_scope_device, thread_scope_system) are not: they do not compile.
+// scope (thread_scope_device, thread_scope_system) are not: they do not compile. Also here, as
+// <cuda/atomic> and <cuda/std/atomic> have them: cuda::atomic, cuda::atomic_ref and their
+// cuda::std twins (see Atomics below).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "../cuda_pipeline_primitives.h"  // async_copy_bytes, async_copy_share
+#include "cuda_std.h"
 
 namespace cuda {
 
@@ -254,5 +259,194 @@ void memcpy_async(const Group& group, void* dst, const void* src, const Size& si
                   const char* function = __builtin_FUNCTION()) {
     emu::group_copy(group, dst, src, size, file, line, function);
 }
+
+// ---- Atomics ----------------------------------------------------------------------------------------
+// cuda::atomic<T, Scope> and cuda::atomic_ref<T, Scope> (<cuda/atomic>), cuda::std::atomic<T> and
+// cuda::std::atomic_ref<T> (<cuda/std/atomic>): the compiler's atomic operations on the CPU, for
+// integers and floating-point values. Every scope is emulated as the widest: the blocks of a grid
+// run on several OS threads, and the host is one more. wait() gives way to the block's other
+// threads (as __nanosleep() does) until the value changes; notify_one and notify_all have nothing
+// to do.
+using ::std::memory_order;
+using ::std::memory_order_relaxed;
+using ::std::memory_order_consume;
+using ::std::memory_order_acquire;
+using ::std::memory_order_release;
+using ::std::memory_order_acq_rel;
+using ::std::memory_order_seq_cst;
+using ::std::atomic_signal_fence;
+
+namespace emu {
+// What a failed compare-exchange may use of the order asked for: no release.
+constexpr int failure_order(memory_order order) {
+    return order == memory_order_acq_rel ? __ATOMIC_ACQUIRE
+           : order == memory_order_release ? __ATOMIC_RELAXED
+                                            : (int)order;
+}
+
+// The operations, on the T that Self::address() names (a member of cuda::atomic, the referenced
+// object of cuda::atomic_ref).
+template <class T, class Self>
+class atomic_operations {
+    static_assert(::std::is_trivially_copyable<T>::value, "cuda::atomic needs a trivially copyable type");
+    T* at() const { return static_cast<const Self*>(this)->address(); }
+    // old -> change(old) in one step, for what the compiler has no atomic operation of its own.
+    template <class Change>
+    T update(Change change, memory_order order) const {
+        T old = load(memory_order_relaxed);
+        while (!compare_exchange_weak(old, change(old), order, memory_order_relaxed)) {
+        }
+        return old;
+    }
+    static constexpr bool integral = ::std::is_integral<T>::value;
+    static constexpr bool arithmetic = ::std::is_arithmetic<T>::value;
+
+public:
+    using value_type = T;
+    static constexpr bool is_always_lock_free = sizeof(T) <= 8;
+    bool is_lock_free() const noexcept { return is_always_lock_free; }
+
+    T load(memory_order order = memory_order_seq_cst) const noexcept {
+        T value;
+        __atomic_load(at(), &value, (int)order);
+        return value;
+    }
+    void store(T value, memory_order order = memory_order_seq_cst) const noexcept {
+        __atomic_store(at(), &value, (int)order);
+    }
+    operator T() const noexcept { return load(); }
+    T exchange(T value, memory_order order = memory_order_seq_cst) const noexcept {
+        T old;
+        __atomic_exchange(at(), &value, &old, (int)order);
+        return old;
+    }
+    bool compare_exchange_weak(T& expected, T desired, memory_order success, memory_order failure) const noexcept {
+        return __atomic_compare_exchange(at(), &expected, &desired, true, (int)success, (int)failure);
+    }
+    bool compare_exchange_strong(T& expected, T desired, memory_order success, memory_order failure) const noexcept {
+        return __atomic_compare_exchange(at(), &expected, &desired, false, (int)success, (int)failure);
+    }
+    bool compare_exchange_weak(T& expected, T desired, memory_order order = memory_order_seq_cst) const noexcept {
+        return __atomic_compare_exchange(at(), &expected, &desired, true, (int)order, failure_order(order));
+    }
+    bool compare_exchange_strong(T& expected, T desired, memory_order order = memory_order_seq_cst) const noexcept {
+        return __atomic_compare_exchange(at(), &expected, &desired, false, (int)order, failure_order(order));
+    }
+
+    T fetch_add(T value, memory_order order = memory_order_seq_cst) const noexcept {
+        static_assert(arithmetic, "fetch_add needs an integer or floating-point type");
+        if constexpr (integral) return __atomic_fetch_add(at(), value, (int)order);
+        else return update([value](T old) { return old + value; }, order);
+    }
+    T fetch_sub(T value, memory_order order = memory_order_seq_cst) const noexcept {
+        static_assert(arithmetic, "fetch_sub needs an integer or floating-point type");
+        if constexpr (integral) return __atomic_fetch_sub(at(), value, (int)order);
+        else return update([value](T old) { return old - value; }, order);
+    }
+    T fetch_and(T value, memory_order order = memory_order_seq_cst) const noexcept {
+        static_assert(integral, "fetch_and needs an integer type");
+        return __atomic_fetch_and(at(), value, (int)order);
+    }
+    T fetch_or(T value, memory_order order = memory_order_seq_cst) const noexcept {
+        static_assert(integral, "fetch_or needs an integer type");
+        return __atomic_fetch_or(at(), value, (int)order);
+    }
+    T fetch_xor(T value, memory_order order = memory_order_seq_cst) const noexcept {
+        static_assert(integral, "fetch_xor needs an integer type");
+        return __atomic_fetch_xor(at(), value, (int)order);
+    }
+    T fetch_min(T value, memory_order order = memory_order_seq_cst) const noexcept {
+        static_assert(arithmetic, "fetch_min needs an integer or floating-point type");
+        return update([value](T old) { return value < old ? value : old; }, order);
+    }
+    T fetch_max(T value, memory_order order = memory_order_seq_cst) const noexcept {
+        static_assert(arithmetic, "fetch_max needs an integer or floating-point type");
+        return update([value](T old) { return old < value ? value : old; }, order);
+    }
+
+    T operator++() const noexcept { return fetch_add(1) + 1; }
+    T operator++(int) const noexcept { return fetch_add(1); }
+    T operator--() const noexcept { return fetch_sub(1) - 1; }
+    T operator--(int) const noexcept { return fetch_sub(1); }
+    T operator+=(T value) const noexcept { return fetch_add(value) + value; }
+    T operator-=(T value) const noexcept { return fetch_sub(value) - value; }
+    T operator&=(T value) const noexcept { return fetch_and(value) & value; }
+    T operator|=(T value) const noexcept { return fetch_or(value) | value; }
+    T operator^=(T value) const noexcept { return fetch_xor(value) ^ value; }
+
+    // Waits until the value is no longer `old`.
+    void wait(T old, memory_order order = memory_order_seq_cst) const noexcept {
+        for (T now = load(order); ::std::memcmp(&now, &old, sizeof(T)) == 0; now = load(order))
+            ::cuda_emu::yield_thread();
+    }
+    void notify_one() const noexcept {}
+    void notify_all() const noexcept {}
+};
+
+// An atomic that holds its value.
+template <class T, class Self>
+class atomic_value : public atomic_operations<T, Self> {
+public:
+    atomic_value() noexcept = default;
+    constexpr atomic_value(T value) noexcept : value_(value) {}
+    atomic_value(const atomic_value&) = delete;
+    atomic_value& operator=(const atomic_value&) = delete;
+    T operator=(T value) noexcept {
+        this->store(value);
+        return value;
+    }
+    T* address() const { return &value_; }
+
+private:
+    alignas(sizeof(T) <= 16 ? sizeof(T) : alignof(T)) mutable T value_;
+};
+
+// An atomic view of an object elsewhere.
+template <class T, class Self>
+class atomic_reference : public atomic_operations<T, Self> {
+public:
+    static constexpr ::std::size_t required_alignment = sizeof(T);
+    explicit atomic_reference(T& object) noexcept : object_(&object) {}
+    atomic_reference(const atomic_reference&) noexcept = default;
+    atomic_reference& operator=(const atomic_reference&) = delete;
+    T operator=(T value) const noexcept {
+        this->store(value);
+        return value;
+    }
+    T* address() const { return object_; }
+
+private:
+    T* object_;
+};
+}  // namespace emu
+
+template <class T, thread_scope Scope = thread_scope_system>
+struct atomic : emu::atomic_value<T, atomic<T, Scope>> {
+    using emu::atomic_value<T, atomic<T, Scope>>::atomic_value;
+    using emu::atomic_value<T, atomic<T, Scope>>::operator=;
+};
+template <class T, thread_scope Scope = thread_scope_system>
+struct atomic_ref : emu::atomic_reference<T, atomic_ref<T, Scope>> {
+    using emu::atomic_reference<T, atomic_ref<T, Scope>>::atomic_reference;
+    using emu::atomic_reference<T, atomic_ref<T, Scope>>::operator=;
+};
+
+// A fence: on the CPU every scope is the widest.
+inline void atomic_thread_fence(memory_order order, thread_scope = thread_scope_system) noexcept {
+    ::std::atomic_thread_fence(order);
+}
+
+// cuda::std (cuda_std.h): the standard library's names, and atomics of its own.
+namespace std {
+template <class T>
+struct atomic : ::cuda::atomic<T, thread_scope_system> {
+    using ::cuda::atomic<T, thread_scope_system>::atomic;
+    using ::cuda::atomic<T, thread_scope_system>::operator=;
+};
+template <class T>
+struct atomic_ref : ::cuda::atomic_ref<T, thread_scope_system> {
+    using ::cuda::atomic_ref<T, thread_scope_system>::atomic_ref;
+};
+}  // namespace std
 
 }  // namespace cuda
