@@ -262,7 +262,8 @@ void memcpy_async(const Group& group, void* dst, const void* src, const Size& si
 
 // ---- Atomics ----------------------------------------------------------------------------------------
 // cuda::atomic<T, Scope> and cuda::atomic_ref<T, Scope> (<cuda/atomic>), cuda::std::atomic<T> and
-// cuda::std::atomic_ref<T> (<cuda/std/atomic>): the compiler's atomic operations on the CPU, for
+// cuda::std::atomic_ref<T> (<cuda/std/atomic>): the compiler's atomic operations on the CPU, on
+// types of 1, 2, 4 or 8 bytes (load, store, exchange and compare-exchange), with arithmetic on
 // integers and floating-point values. Every scope is emulated as the widest: the blocks of a grid
 // run on several OS threads, and the host is one more. wait() gives way to the block's other
 // threads (as __nanosleep() does) until the value changes; notify_one and notify_all have nothing
@@ -289,6 +290,9 @@ constexpr int failure_order(memory_order order) {
 template <class T, class Self>
 class atomic_operations {
     static_assert(::std::is_trivially_copyable<T>::value, "cuda::atomic needs a trivially copyable type");
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                  "cuda-emu: cuda::atomic of a type of 1, 2, 4 or 8 bytes, which the CPU's atomic "
+                  "instructions take whole");
     T* at() const { return static_cast<const Self*>(this)->address(); }
     // old -> change(old) in one step, for what the compiler has no atomic operation of its own.
     template <class Change>
@@ -398,7 +402,7 @@ public:
     T* address() const { return &value_; }
 
 private:
-    alignas(sizeof(T) <= 16 ? sizeof(T) : alignof(T)) mutable T value_;
+    alignas(sizeof(T)) mutable T value_;  // as an atomic instruction needs it: at a multiple of its size
 };
 
 // An atomic view of an object elsewhere.
