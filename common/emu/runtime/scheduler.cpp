@@ -792,21 +792,10 @@ void yield_thread() {
         sanitize_state.block_epoch++;  // as in wake_yielded_if_idle: the others have stopped
         return;
     }
-    GpuThread& self = b->threads[b->current];
-    self.state = READY;
+    // Ready, but after every other thread that can run: wait_here resumes the others first.
+    b->threads[b->current].state = READY;
     b->yielded[b->yielded_count++] = (uint16_t)b->current;
-    if (b->ready_count == 0 && b->next_start < b->thread_count) {
-        start_on_fresh_stack(b, self);
-        return;
-    }
-    wake_yielded_if_idle(b);
-    int next = pop_ready(b);
-    if (next == b->current) {
-        self.state = RUNNING;
-        return;
-    }
-    make_current(b, next);
-    cuda_emu_switch(&self.sp, b->threads[next].sp);
+    wait_here(b);
 }
 
 Location current_location() {
