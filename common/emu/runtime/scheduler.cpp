@@ -472,7 +472,8 @@ const char* op_name(const GpuThread& t) {
                    op_name(first), first.file, first.line, first.mask, thread_text);
     }
     bool phase_wait = false;
-    for (unsigned t = 0; t < b->thread_count; t++) phase_wait = phase_wait || b->threads[t].state == AT_PHASE_WAIT;
+    for (unsigned t = 0; t < b->thread_count; t++)
+        phase_wait = phase_wait || b->threads[t].state == AT_PHASE_WAIT;
     if (phase_wait)
         report("a cuda::barrier's phase ends when as many arrivals as init() set have come; a "
                "thread that returned, or waits somewhere else, does not arrive.");
@@ -746,12 +747,14 @@ unsigned phase_barrier_arrive(PhaseBarrier* barrier, std::ptrdiff_t count, bool 
         char where_text[256];
         describe(current_location(), where_text, sizeof where_text);
         if (count <= 0)
-            fatal("arrive(%td) at a cuda::barrier in %s, at %s:%d: a thread arrives once or more",
-                  count, where_text, file, line);
+            fatal("arrive(%td) at a cuda::barrier in %s, at %s:%d: the count of arrivals must be 1 "
+                  "or more", count, where_text, file, line);
+        if (barrier->expected <= 0)
+            fatal("an arrival at a cuda::barrier in %s, at %s:%d, that expects none: init() did not "
+                  "set it up, or every thread left it with arrive_and_drop", where_text, file, line);
         fatal("too many arrivals at a cuda::barrier in %s, at %s:%d: %td arrival(s) in a phase that "
-              "waits for %td more of the %td init() set (or init() never ran); on a GPU the "
-              "barrier's count goes wrong", where_text, file, line, count, barrier->pending,
-              barrier->expected);
+              "waits for %td more of the %td init() set; on a GPU the barrier's count goes wrong",
+              where_text, file, line, count, barrier->pending, barrier->expected);
     }
     unsigned phase = barrier->phase;
     if (drop) barrier->expected--;
