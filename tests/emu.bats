@@ -551,7 +551,7 @@ EOF
     assert_output --partial "cuda-emu: deadlock in kernel shift_left: 2 block(s) wait at grid.sync() at tests/emu/bug_grid_sync.cu:$line, and 2 block(s) returned from the kernel without reaching it."
     run timeout 20 "$BIN/bug_grid_sync" plain
     assert_failure 1
-    assert_output --partial "cuda-emu: grid.sync() in kernel shift_left, which was launched with <<<...>>>"
+    assert_output --partial "cuda-emu: grid.sync() in kernel shift_left, whose launch was not cooperative: a grid-wide barrier needs all blocks on the GPU at once"
 }
 
 @test "texture objects fetch by the CUDA programming guide's rules: filtering, address modes, normalized reads" {
@@ -747,6 +747,21 @@ EOF
 
 @test "pinned and managed memory, async copies on streams, events and the error functions work" {
     run_in_every_order runtime_api
+}
+
+@test "cudaLaunchKernelEx and kernel nodes run kernels with their attributes; streams keep theirs; bad attributes are refused with a message" {
+    built launch_attributes
+    for order in forward reverse random:12345; do
+        CUDA_EMU_ORDER=$order run "$BIN/launch_attributes"
+        assert_success
+        assert_line "PASS launch_attributes"
+        assert_line "cuda-emu: cudaLaunchKernelEx: an access policy window needs a hitRatio from 0 to 1, a hitProp of Normal, Streaming or Persisting (0 to 2) and a missProp of Normal or Streaming (0 or 1); this one has hitRatio 1.5, hitProp 2, missProp 1"
+        assert_line --partial "this one has hitRatio nan"
+        assert_line "cuda-emu: cudaLaunchKernelEx: cudaLaunchAttributeSynchronizationPolicy (a stream's) is not an attribute of a launch, or has a value out of its range"
+        assert_line "cuda-emu: cudaGraphKernelNodeSetAttribute: cudaLaunchAttributeLaunchCompletionEvent (a launch's) is not an attribute of a kernel node, or has a value out of its range"
+        assert_line --partial "cuda-emu: cudaLaunchKernelEx: clusters of thread blocks (here 2x1x1) are not emulated"
+        [ "${#lines[@]}" -eq 6 ]
+    done
 }
 
 @test "stream-ordered allocation: cudaMallocAsync, cudaFreeAsync and memory pools as CUDA documents them, errors included" {

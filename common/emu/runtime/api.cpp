@@ -170,6 +170,12 @@ struct StreamState {
     uint64_t waited = 0;  // of those, how many the host has waited for or seen finish
     bool blocking = true;  // not cudaStreamNonBlocking: the legacy default stream waits for it
     int priority = 0;      // as made (cudaStreamCreateWithPriority), reported, changing nothing
+    // cudaStreamSetAttribute's other attributes, kept to be read back: they change nothing here
+    cudaAccessPolicyWindow window{};
+    cudaSynchronizationPolicy sync_policy = cudaSyncPolicyAuto;
+    cudaLaunchMemSyncDomainMap domain_map{0, 1};
+    cudaLaunchMemSyncDomain domain = cudaLaunchMemSyncDomainDefault;
+    unsigned nvlink_scheduling = 0;
 };
 std::mutex streams_mutex;
 std::map<cudaStream_t, StreamState> stream_states;  // the default stream is 0
@@ -210,6 +216,19 @@ double now_ms() {
     return std::chrono::duration<double, std::milli>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
+}
+
+// A window as cudaStreamSetAttribute and cudaLaunchKernelEx check it; `how` names the call.
+cudaError_t check_policy_window(const cudaAccessPolicyWindow& window, const char* how) {
+    bool ratio_ok = window.hitRatio >= 0.0f && window.hitRatio <= 1.0f;  // false for NaN too
+    bool hit_ok = window.hitProp >= cudaAccessPropertyNormal && window.hitProp <= cudaAccessPropertyPersisting;
+    bool miss_ok = window.missProp == cudaAccessPropertyNormal || window.missProp == cudaAccessPropertyStreaming;
+    if (ratio_ok && hit_ok && miss_ok) return cudaSuccess;
+    report("%s: an access policy window needs a hitRatio from 0 to 1, a hitProp of Normal, Streaming or "
+           "Persisting (0 to 2) and a missProp of Normal or Streaming (0 or 1); this one has hitRatio %g, "
+           "hitProp %d, missProp %d",
+           how, (double)window.hitRatio, (int)window.hitProp, (int)window.missProp);
+    return fail(cudaErrorInvalidValue);
 }
 
 }  // namespace
@@ -482,6 +501,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->unifiedAddressing = 1;
     prop->memoryBusWidth = 64;  // one DDR channel
     prop->l2CacheSize = host_cache_bytes();
+    // No lines of it can be set aside for persisting accesses: an access policy window is kept,
+    // but is no more than a hint (cudaStreamSetAttribute).
+    prop->persistingL2CacheMaxSize = 0;
+    prop->accessPolicyMaxWindowSize = 0;
     prop->maxThreadsPerMultiProcessor = model.threads_per_sm;
     prop->maxBlocksPerMultiProcessor = model.blocks_per_sm;
     prop->managedMemory = 1;
@@ -556,6 +579,9 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
         case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+        case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; break;
+        case cudaDevAttrMaxAccessPolicyWindowSize: *value = p.accessPolicyMaxWindowSize; break;
+        case cudaDevAttrClusterLaunch: *value = 0; break;  // clusters of blocks are not emulated
         // Stream-ordered allocation from device pools (runtime/pools.cpp), in one process: no
         // handle types to share a pool with another, and no pools of host memory.
         case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
@@ -746,6 +772,74 @@ cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
     *priority = stream_states[stream].priority;
     return cudaSuccess;
 }
+
+// ---- Attributes of streams and launches (cudaStreamSetAttribute, cudaLaunchKernelEx) -----------
+// Checked as CUDA checks them and kept, so that a program reads back what it set; none of them
+// changes how work runs here.
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr, const cudaStreamAttrValue* value) {
+    if (!value) return fail(cudaErrorInvalidValue);
+    if (attr == cudaLaunchAttributeAccessPolicyWindow)
+        if (cudaError_t bad = check_policy_window(value->accessPolicyWindow, "cudaStreamSetAttribute")) return bad;
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    StreamState& state = stream_states[stream];
+    switch (attr) {
+        case cudaLaunchAttributeAccessPolicyWindow: state.window = value->accessPolicyWindow; break;
+        case cudaLaunchAttributeSynchronizationPolicy:
+            if (value->syncPolicy < cudaSyncPolicyAuto || value->syncPolicy > cudaSyncPolicyBlockingSync)
+                return fail(cudaErrorInvalidValue);
+            state.sync_policy = value->syncPolicy;
+            break;
+        case cudaLaunchAttributePriority:
+            state.priority = std::min(least_stream_priority, std::max(greatest_stream_priority, value->priority));
+            break;
+        case cudaLaunchAttributeMemSyncDomainMap: state.domain_map = value->memSyncDomainMap; break;
+        case cudaLaunchAttributeMemSyncDomain:
+            if (value->memSyncDomain != cudaLaunchMemSyncDomainDefault &&
+                value->memSyncDomain != cudaLaunchMemSyncDomainRemote)
+                return fail(cudaErrorInvalidValue);
+            state.domain = value->memSyncDomain;
+            break;
+        case cudaLaunchAttributeNvlinkUtilCentricScheduling:
+            if (value->nvlinkUtilCentricScheduling > 1) return fail(cudaErrorInvalidValue);
+            state.nvlink_scheduling = value->nvlinkUtilCentricScheduling;
+            break;
+        default:  // the attributes of launches and graph nodes only
+            return fail(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr, cudaStreamAttrValue* value) {
+    if (!value) return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    const StreamState& state = stream_states[stream];
+    switch (attr) {
+        case cudaLaunchAttributeAccessPolicyWindow: value->accessPolicyWindow = state.window; break;
+        case cudaLaunchAttributeSynchronizationPolicy: value->syncPolicy = state.sync_policy; break;
+        case cudaLaunchAttributePriority: value->priority = state.priority; break;
+        case cudaLaunchAttributeMemSyncDomainMap: value->memSyncDomainMap = state.domain_map; break;
+        case cudaLaunchAttributeMemSyncDomain: value->memSyncDomain = state.domain; break;
+        case cudaLaunchAttributeNvlinkUtilCentricScheduling:
+            value->nvlinkUtilCentricScheduling = state.nvlink_scheduling;
+            break;
+        default: return fail(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+    std::lock_guard<std::mutex> lock(streams_mutex);
+    const StreamState from = stream_states[src];
+    StreamState& to = stream_states[dst];
+    to.priority = from.priority;
+    to.window = from.window;
+    to.sync_policy = from.sync_policy;
+    to.domain_map = from.domain_map;
+    to.domain = from.domain;
+    to.nvlink_scheduling = from.nvlink_scheduling;
+    return cudaSuccess;
+}
+// No cache lines persist here, so there are none to return to normal.
+cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
+
 cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
     if (!flags) return fail(cudaErrorInvalidValue);
     std::lock_guard<std::mutex> lock(streams_mutex);
@@ -1017,3 +1111,105 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, const
 }
 
 }  // extern "C"
+
+// ---- cudaLaunchKernelEx and the attributes of kernel nodes --------------------------------------
+// Attributes are checked as CUDA checks them. Each launch runs when it is issued and is done
+// before the next starts, so the hints (priority, access policy window, memory synchronization
+// domains, a carveout) change nothing, and a launch that allows programmatic dependent launch
+// still starts after the work before it, which is always correct.
+cudaError_t cuda_emu::check_launch_attribute(const cudaLaunchAttribute& attribute, bool for_graph_node,
+                                             const char* how) {
+    const cudaLaunchAttributeValue& value = attribute.val;
+    bool valid = true;
+    switch (attribute.id) {
+        case cudaLaunchAttributeIgnore:
+        case cudaLaunchAttributePriority:
+        case cudaLaunchAttributeMemSyncDomainMap:
+            break;
+        case cudaLaunchAttributeAccessPolicyWindow: return check_policy_window(value.accessPolicyWindow, how);
+        case cudaLaunchAttributeCooperative: break;
+        case cudaLaunchAttributeClusterDimension: {
+            unsigned x = value.clusterDim.x, y = value.clusterDim.y, z = value.clusterDim.z;
+            valid = x > 0 && y > 0 && z > 0;
+            if (valid && x * y * z > 1) {
+                report("%s: clusters of thread blocks (here %ux%ux%u) are not emulated, and the emulated device "
+                       "reports cudaDevAttrClusterLaunch 0; launch without cudaLaunchAttributeClusterDimension",
+                       how, x, y, z);
+                return fail(cudaErrorNotSupported);
+            }
+            break;
+        }
+        // a hint for larger clusters where they fit: with none, blocks run alone
+        case cudaLaunchAttributePreferredClusterDimension:
+            valid = value.preferredClusterDim.x > 0 && value.preferredClusterDim.y > 0 && value.preferredClusterDim.z > 0;
+            break;
+        case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+            valid = value.clusterSchedulingPolicyPreference >= cudaClusterSchedulingPolicyDefault &&
+                    value.clusterSchedulingPolicyPreference <= cudaClusterSchedulingPolicyLoadBalancing;
+            break;
+        // a launch's only: they concern the stream it is issued to
+        case cudaLaunchAttributeProgrammaticStreamSerialization: valid = !for_graph_node; break;
+        case cudaLaunchAttributeProgrammaticEvent: valid = !for_graph_node && value.programmaticEvent.event; break;
+        case cudaLaunchAttributeLaunchCompletionEvent: valid = !for_graph_node && value.launchCompletionEvent.event; break;
+        case cudaLaunchAttributeMemSyncDomain:
+            valid = value.memSyncDomain == cudaLaunchMemSyncDomainDefault ||
+                    value.memSyncDomain == cudaLaunchMemSyncDomainRemote;
+            break;
+        // a percentage of the unified L1 and shared memory, or -1 for the default
+        case cudaLaunchAttributePreferredSharedMemoryCarveout:
+            valid = value.sharedMemCarveout <= 100 || value.sharedMemCarveout == ~0u;
+            break;
+        case cudaLaunchAttributeNvlinkUtilCentricScheduling: valid = value.nvlinkUtilCentricScheduling <= 1; break;
+        case cudaLaunchAttributeDeviceUpdatableKernelNode:
+            if (for_graph_node && value.deviceUpdatableKernelNode.deviceUpdatable) {
+                report("%s: kernel nodes that kernels update (cudaLaunchAttributeDeviceUpdatableKernelNode) are not "
+                       "emulated",
+                       how);
+                return fail(cudaErrorNotSupported);
+            }
+            valid = for_graph_node;
+            break;
+        default:  // a stream's attribute (synchronization policy), or none
+            valid = false;
+    }
+    if (valid) return cudaSuccess;
+    static const char* const names[] = {
+        "Ignore", "AccessPolicyWindow", "Cooperative", "SynchronizationPolicy (a stream's)", "ClusterDimension",
+        "ClusterSchedulingPolicyPreference", "ProgrammaticStreamSerialization (a launch's)",
+        "ProgrammaticEvent (a launch's)", "Priority", "MemSyncDomainMap", "MemSyncDomain",
+        "PreferredClusterDimension", "LaunchCompletionEvent (a launch's)",
+        "DeviceUpdatableKernelNode (a graph node's)", "PreferredSharedMemoryCarveout", "(none)",
+        "NvlinkUtilCentricScheduling"};
+    unsigned id = (unsigned)attribute.id;
+    report("%s: cudaLaunchAttribute%s is not an attribute of a %s, or has a value out of its range", how,
+           id < sizeof names / sizeof names[0] ? names[id] : " of an unknown id",
+           for_graph_node ? "kernel node" : "launch");
+    return fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cuda_emu::launch_ex_config(const cudaLaunchConfig_t* config, LaunchConfig* launch) {
+    if (!config || !launch || (config->numAttrs > 0 && !config->attrs)) return fail(cudaErrorInvalidValue);
+    *launch = LaunchConfig{config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream, false};
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute& attribute = config->attrs[i];
+        if (cudaError_t bad = check_launch_attribute(attribute, false, "cudaLaunchKernelEx")) return bad;
+        if (attribute.id == cudaLaunchAttributeCooperative) launch->cooperative = attribute.val.cooperative != 0;
+    }
+    return cudaSuccess;
+}
+
+// The launch is over when its call returns, so its programmatic and completion events are
+// recorded then: a stream waiting for either starts after the whole kernel, later than CUDA
+// allows but never too early.
+cudaError_t cuda_emu::launch_ex_events(const cudaLaunchConfig_t* config) {
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute& attribute = config->attrs[i];
+        cudaEvent_t event = attribute.id == cudaLaunchAttributeProgrammaticEvent ? attribute.val.programmaticEvent.event
+                            : attribute.id == cudaLaunchAttributeLaunchCompletionEvent
+                                ? attribute.val.launchCompletionEvent.event
+                                : nullptr;
+        if (event)
+            if (cudaError_t error = cudaEventRecord(event, config->stream)) return error;
+    }
+    return cudaSuccess;
+}

@@ -74,6 +74,7 @@ struct CUgraphNode_st {
     LaunchConfig config{};
     BoundKernel kernel;
     void* function = nullptr;  // what cudaGraphKernelNodeGetParams reports (null when captured)
+    std::map<int, cudaLaunchAttributeValue> attributes;  // cudaGraphKernelNodeSetAttribute's, by id
     // Copy nodes: the 3-D form, or the 1-D one when copy_bytes is set
     cudaMemcpy3DParms copy{};
     void* copy_dst = nullptr;
@@ -782,7 +783,8 @@ static cudaError_t bind_kernel(CUgraphNode_st* node, const cudaKernelNodeParams*
         return fail(cudaErrorInvalidDeviceFunction);
     }
     node->function = params->func;
-    node->config = LaunchConfig{params->gridDim, params->blockDim, params->sharedMemBytes, 0, false};
+    // new parameters keep the node's attributes, cooperative among them
+    node->config = LaunchConfig{params->gridDim, params->blockDim, params->sharedMemBytes, 0, node->config.cooperative};
     node->kernel = binder(params->func, params->kernelParams);
     return cudaSuccess;
 }
@@ -997,6 +999,42 @@ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernel
 cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams* params) {
     if (!node || node->type != cudaGraphNodeTypeKernel) return fail(cudaErrorInvalidValue);
     return bind_kernel(node, params);
+}
+
+// config.cooperative holds the cooperative attribute, which decides how the node runs; the rest
+// are kept as set. An attribute never set reads as zeros, except a cluster's size (1x1x1).
+cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+                                            const cudaKernelNodeAttrValue* value) {
+    if (!node || !value || node->type != cudaGraphNodeTypeKernel) return fail(cudaErrorInvalidValue);
+    cudaLaunchAttribute attribute{};
+    attribute.id = attr;
+    attribute.val = *value;
+    if (cudaError_t bad = check_launch_attribute(attribute, true, "cudaGraphKernelNodeSetAttribute")) return bad;
+    if (attr == cudaLaunchAttributeCooperative)
+        node->config.cooperative = value->cooperative != 0;
+    else if (attr != cudaLaunchAttributeIgnore)
+        node->attributes[attr] = *value;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+                                            cudaKernelNodeAttrValue* value) {
+    if (!node || !value || node->type != cudaGraphNodeTypeKernel) return fail(cudaErrorInvalidValue);
+    cudaLaunchAttribute attribute{};
+    attribute.id = attr;
+    if (attr == cudaLaunchAttributeClusterDimension || attr == cudaLaunchAttributePreferredClusterDimension)
+        attribute.val.clusterDim = {1, 1, 1};  // preferredClusterDim lies in the same place
+    if (cudaError_t bad = check_launch_attribute(attribute, true, "cudaGraphKernelNodeGetAttribute")) return bad;
+    auto set = node->attributes.find(attr);
+    *value = set != node->attributes.end() ? set->second : attribute.val;
+    if (attr == cudaLaunchAttributeCooperative) value->cooperative = node->config.cooperative;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cudaGraphNode_t src) {
+    if (!dst || !src || dst->type != cudaGraphNodeTypeKernel || src->type != cudaGraphNodeTypeKernel)
+        return fail(cudaErrorInvalidValue);
+    dst->attributes = src->attributes;
+    dst->config.cooperative = src->config.cooperative;
+    return cudaSuccess;
 }
 
 // ---- Conditional nodes ------------------------------------------------------------------------------

@@ -170,6 +170,12 @@ cudaError_t capture_free(void* ptr, cudaStream_t stream);
 cudaError_t capture_forbids_unsafe_call();                 // cudaMalloc, cudaMemcpy, ...
 cudaError_t capture_forbids_sync(cudaStream_t stream);     // synchronizing a capturing stream
 
+// ---- Launch attributes (api.cpp) ----------------------------------------------------------------
+// One attribute of cudaLaunchKernelEx (for_graph_node false) or of cudaGraphKernelNodeSetAttribute,
+// checked as CUDA checks it. Not one of theirs, or a value out of its range: cudaErrorInvalidValue,
+// after a report naming it (how: the call). Clusters of several blocks: cudaErrorNotSupported.
+cudaError_t check_launch_attribute(const cudaLaunchAttribute& attribute, bool for_graph_node, const char* how);
+
 // ---- emucc --sanitize (sanitize.cpp) ------------------------------------------------------------
 // What the checks need to know of the running block; the scheduler keeps it up to date (plain
 // stores, so programs built without --sanitize pay nothing worth measuring).

@@ -849,9 +849,10 @@ struct Grid {
 void wait_for_grid(Block* b) {
     Grid& g = *b->grid;
     if (!g.config.cooperative)
-        fatal("grid.sync() in kernel %s, which was launched with <<<...>>>: a grid-wide barrier "
-              "needs all blocks on the GPU at once, which only cudaLaunchCooperativeKernel "
-              "promises (on a GPU this hangs or fails)", b->kernel);
+        fatal("grid.sync() in kernel %s, whose launch was not cooperative: a grid-wide barrier "
+              "needs all blocks on the GPU at once, which only cudaLaunchCooperativeKernel (or "
+              "cudaLaunchKernelEx with cudaLaunchAttributeCooperative) promises (on a GPU this "
+              "hangs or fails)", b->kernel);
     // Another block's assert has ended the launch: this block ends too, at this barrier or after
     // waiting at it (below).
     if (device_error()) abandon_block(b);

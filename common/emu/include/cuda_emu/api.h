@@ -116,6 +116,12 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* least_priority, int* greatest_
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority);
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority);
 cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags);
+// A stream's access policy window, synchronization policy, priority and memory synchronization
+// domains: checked, kept and read back, changing nothing (see cuda_emu/types.h).
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr, const cudaStreamAttrValue* value);
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr, cudaStreamAttrValue* value);
+cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src);
+cudaError_t cudaCtxResetPersistingL2Cache(void);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);

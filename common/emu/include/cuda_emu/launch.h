@@ -263,3 +263,34 @@ cudaError_t cudaLaunchCooperativeKernel(T* kernel, dim3 grid, dim3 block, void**
     return ::cuda_emu::launch_kernel(kernel, {grid, block, shared_bytes, stream, true}, args,
                                      "launched by cudaLaunchCooperativeKernel");
 }
+
+// ---- cudaLaunchKernelEx: a launch configured by a struct with a list of attributes -------------
+namespace cuda_emu {
+// Reads the configuration and checks its attributes (runtime/api.cpp): cooperative launch is
+// honoured; the hints are accepted and change nothing; clusters of several blocks are refused.
+cudaError_t launch_ex_config(const cudaLaunchConfig_t* config, LaunchConfig* launch);
+// Records the programmatic and launch-completion events the attributes name, after the launch.
+cudaError_t launch_ex_events(const cudaLaunchConfig_t* config);
+}  // namespace cuda_emu
+
+// args[i] points to the i-th argument, as for cudaLaunchKernel; T is void for (void*)kernel.
+template <class T>
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, T* kernel, void** args) {
+    ::cuda_emu::LaunchConfig launch;
+    if (cudaError_t bad = ::cuda_emu::launch_ex_config(config, &launch)) return bad;
+    cudaError_t result = ::cuda_emu::launch_kernel(kernel, launch, args, "launched by cudaLaunchKernelEx");
+    return result != cudaSuccess ? result : ::cuda_emu::launch_ex_events(config);
+}
+// The arguments themselves, each converted to its parameter's type as in a call.
+template <class... Params, class... Args>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(Params...), Args&&... args) {
+    static_assert(sizeof...(Args) == sizeof...(Params),
+                  "cudaLaunchKernelEx takes one argument for each of the kernel's parameters");
+    std::tuple<std::decay_t<Params>...> values(std::forward<Args>(args)...);
+    return std::apply(
+        [&](auto&... value) {
+            void* pointers[] = {static_cast<void*>(&value)..., nullptr};
+            return cudaLaunchKernelExC(config, kernel, pointers);
+        },
+        values);
+}
