@@ -138,6 +138,28 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order libcudacxx_atomic
 }
 
+@test "libcu++'s latches, semaphores and barriers with a completion function order a block's threads, and a device-wide latch the blocks of a grid" {
+    run_in_every_order libcudacxx_sync
+}
+
+@test "libcu++'s synchronization misused: a semaphore released past its maximum is a device-side assert at its line; a barrier two blocks use is refused" {
+    built libcudacxx_sync
+    local source=tests/emu/libcudacxx_sync.cu
+    run "$BIN/libcudacxx_sync" double-release
+    assert_failure 1
+    assert_output --partial "$source:$(line_of $source "// the bug: a second release"): release_twice: block: [0,0,0], thread: [0,0,0] Assertion \`a semaphore's release() took its count past max() (a binary semaphore released twice?), or its update was negative\` failed."
+    # one worker, so that block 0 runs before block 1 in every run
+    local line
+    line=$(line_of $source "shared_by_blocks.arrive_and_wait();")
+    CUDA_EMU_WORKERS=1 run "$BIN/libcudacxx_sync" two-blocks
+    assert_failure 1
+    assert_line --regexp "^cuda-emu: a cuda::barrier that threads of two blocks use, in kernel barrier_of_two_blocks, block \(1,0,0\), thread \([0-9]+,0,0\), at $source:$line \(block \(0,0,0\) used it first\): the emulator's barriers are a block's, whatever their scope, so threads of two blocks cannot wait at one together here$"
+    CUDA_EMU_WORKERS=1 run "$BIN/libcudacxx_sync" both-counted
+    assert_failure 1
+    assert_line "cuda-emu: deadlock in kernel barrier_of_two_blocks, block (0,0,0): no thread of the block can continue."
+    assert_line "cuda-emu: the barrier waited for at $source:$line expects 64 arrivals a phase, more than the block's 32 threads: the emulator's barriers are a block's, whatever their scope, so threads of other blocks cannot arrive at it."
+}
+
 @test "libcu++'s copies and barriers: a misaligned copy is a device-side assert; a missing arrival is a deadlock, an extra one an error, each at its line" {
     built libcudacxx_copy
     local source=tests/emu/libcudacxx_copy.cu

@@ -15,8 +15,9 @@ EMUCC="$REPO/common/emu/emucc"
 # threads ordered by the phases of cuda::barriers and of a pipeline's stages. spin_wait: a lock
 # in shared memory, taken with atomicCAS and __nanosleep, orders what it guards.
 # libcudacxx_atomic: libcu++'s atomics on shared memory are atomic accesses, no race.
+# libcudacxx_sync: a latch and a binary semaphore order what they guard.
 CORRECT=(reduce_shared warp_shuffle transpose atomics syncthreads_reduce votes grids vector_add byte_tile
-    memory_pools large_tiles coalesced_groups libcudacxx_copy spin_wait libcudacxx_atomic)
+    memory_pools large_tiles coalesced_groups libcudacxx_copy spin_wait libcudacxx_atomic libcudacxx_sync)
 BUGS=(bug_race_tree bug_missing_sync bug_warp_sync bug_shared_uninitialized bug_shared_out_of_bounds
     bug_shared_static_out_of_bounds bug_uninitialized bug_byte_tile_race bug_tile_race bug_misaligned)
 

@@ -474,10 +474,20 @@ const char* op_name(const GpuThread& t) {
     bool phase_wait = false;
     for (unsigned t = 0; t < b->thread_count; t++)
         phase_wait = phase_wait || b->threads[t].state == AT_PHASE_WAIT;
-    if (phase_wait)
+    if (phase_wait) {
         report("a cuda::barrier's phase ends when as many arrivals as init() set have come; a "
                "thread that returned, or waits somewhere else, does not arrive.");
-    else if (b->finished > 0)
+        for (unsigned t = 0; t < b->thread_count; t++) {
+            const GpuThread& th = b->threads[t];
+            const PhaseBarrier* barrier = reinterpret_cast<const PhaseBarrier*>((uintptr_t)th.value);
+            if (th.state != AT_PHASE_WAIT || barrier->expected <= (std::ptrdiff_t)b->thread_count) continue;
+            report("the barrier waited for at %s:%d expects %td arrivals a phase, more than the block's %u "
+                   "threads: the emulator's barriers are a block's, whatever their scope, so threads of "
+                   "other blocks cannot arrive at it.",
+                   th.file, th.line, barrier->expected, b->thread_count);
+            break;
+        }
+    } else if (b->finished > 0)
         report("every thread of a block must reach each __syncthreads (every lane named in a "
                "warp operation's mask must reach it, and every thread of a tile its sync()); a "
                "thread that returns early never arrives.");
@@ -740,9 +750,28 @@ unsigned converged_lanes(const char* file, int line) {
 
 // ---- cuda::barrier and __nanosleep --------------------------------------------------------------
 
+// A barrier's threads wait for one another as fibers of one block: threads of another block run
+// on another OS thread (or later), and cannot. A barrier that threads of two blocks use is
+// reported, whatever its scope.
+static void check_barrier_user(const PhaseBarrier* barrier, const char* file, int line) {
+    const uint3 g = gridDim;
+    std::uint64_t user = 1 + blockIdx.x + (std::uint64_t)g.x * (blockIdx.y + (std::uint64_t)g.y * blockIdx.z);
+    if (barrier->user == 0) const_cast<PhaseBarrier*>(barrier)->user = user;
+    if (barrier->user == user) return;
+    char where_text[256];
+    describe(current_location(), where_text, sizeof where_text);
+    std::uint64_t first = barrier->user - 1;
+    fatal("a cuda::barrier that threads of two blocks use, in %s, at %s:%d (block (%llu,%llu,%llu) used it "
+          "first): the emulator's barriers are a block's, whatever their scope, so threads of two blocks "
+          "cannot wait at one together here",
+          where_text, file, line, (unsigned long long)(first % g.x), (unsigned long long)(first / g.x % g.y),
+          (unsigned long long)(first / ((std::uint64_t)g.x * g.y)));
+}
+
 unsigned phase_barrier_arrive(PhaseBarrier* barrier, std::ptrdiff_t count, bool drop, const char* file,
-                              int line) {
+                              int line, void (*complete)(void*), void* object) {
     Block* b = current_block("a cuda::barrier's arrive");
+    check_barrier_user(barrier, file, line);
     if (count <= 0 || barrier->expected <= 0 || count > barrier->pending) {
         char where_text[256];
         describe(current_location(), where_text, sizeof where_text);
@@ -760,7 +789,9 @@ unsigned phase_barrier_arrive(PhaseBarrier* barrier, std::ptrdiff_t count, bool 
     if (drop) barrier->expected--;
     barrier->pending -= count;
     if (barrier->pending > 0) return phase;
-    // The phase is complete: the next one starts, and the threads waiting for this one resume.
+    // The phase is complete: its completion step runs, the next phase starts, and the threads
+    // waiting for this one resume.
+    if (complete) complete(object);
     barrier->phase++;
     barrier->pending = barrier->expected;
     // What comes after the waits is ordered after the arrivals. --sanitize orders the whole
@@ -779,6 +810,7 @@ unsigned phase_barrier_arrive(PhaseBarrier* barrier, std::ptrdiff_t count, bool 
 
 void phase_barrier_wait(const PhaseBarrier* barrier, unsigned phase, const char* file, int line) {
     Block* b = current_block("a cuda::barrier's wait");
+    check_barrier_user(barrier, file, line);
     if (barrier->phase != phase) return;
     GpuThread& self = b->threads[b->current];
     self.value = (uint64_t)(uintptr_t)barrier;
@@ -799,6 +831,10 @@ void yield_thread() {
     b->threads[b->current].state = READY;
     b->yielded[b->yielded_count++] = (uint16_t)b->current;
     wait_here(b);
+}
+
+void note_block_ordering() {
+    if (inside_block) sanitize_state.block_epoch++;
 }
 
 Location current_location() {

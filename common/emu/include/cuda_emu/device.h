@@ -100,16 +100,20 @@ bool cooperative_launch();  // whether the running kernel was started by cudaLau
 struct PhaseBarrier {
     std::ptrdiff_t expected, pending;
     unsigned phase;
+    std::uint64_t user;  // 1 + the index in its grid of the block whose threads use it; 0: none yet
 };
 // Arrives `count` times (and with `drop`, later phases expect one arrival fewer); the last
-// arrival of a phase starts the next and resumes the threads waiting for it. Returns the phase it
-// arrived in (the arrival token).
+// arrival of a phase runs complete(object), if given, then starts the next phase and resumes the
+// threads waiting for this one. Returns the phase it arrived in (the arrival token).
 unsigned phase_barrier_arrive(PhaseBarrier* barrier, std::ptrdiff_t count, bool drop, const char* file,
-                              int line);
+                              int line, void (*complete)(void*) = nullptr, void* object = nullptr);
 // Waits until the phase numbered `phase` is over (at once if it is).
 void phase_barrier_wait(const PhaseBarrier* barrier, unsigned phase, const char* file, int line);
 // The running thread gives way to the others of its block (__nanosleep in a spinning wait).
 void yield_thread();
+// For --sanitize: what the block's threads did before this moment counts as ordered before what
+// they do after, as across a __syncthreads (a latch reaching zero, a semaphore's release).
+void note_block_ordering();
 
 template <class T>
 T warp_shuffle(const char* file, int line, int op, unsigned mask, T value, int arg,

@@ -1,6 +1,8 @@
-// cuda_emu/libcudacxx.h - libcu++'s asynchronous copies and atomics for the CPU emulator (common/emu/):
-// cuda::memcpy_async into shared memory, waited for with a cuda::pipeline or a cuda::barrier, as
-// <cuda/pipeline> and <cuda/barrier> have them (both include this file).
+// cuda_emu/libcudacxx.h - libcu++'s asynchronous copies, atomics and synchronization for the CPU
+// emulator (common/emu/): cuda::memcpy_async into shared memory, waited for with a cuda::pipeline
+// or a cuda::barrier, as <cuda/pipeline> and <cuda/barrier> have them; atomics, latches and
+// semaphores (<cuda/atomic>, <cuda/latch>, <cuda/semaphore> and their cuda::std twins). Each of
+// those headers includes this file.
 //
 // On a GPU cuda::memcpy_async starts a copy that the thread does not wait for: a pipeline
 // collects the copies started between producer_acquire and producer_commit into a stage, and
@@ -11,14 +13,16 @@
 //
 // Emulated: a thread's own pipeline (cuda::pipeline<cuda::thread_scope_thread>,
 // cuda::make_pipeline()), a pipeline a block shares (pipeline_shared_state, with or without
-// producer and consumer roles), a block's cuda::barrier (arrive, wait, arrive_and_wait,
-// arrive_and_drop, for any count of threads), and cuda::aligned_size_t. Barriers of a wider
-// scope (thread_scope_device, thread_scope_system) are not: they do not compile. Also here, as
-// <cuda/atomic> and <cuda/std/atomic> have them: cuda::atomic, cuda::atomic_ref and their
-// cuda::std twins (see Atomics below).
+// producer and consumer roles), cuda::barrier and cuda::std::barrier for the threads of one block
+// (arrive, wait, arrive_and_wait, arrive_and_drop, for any count of threads, with a completion
+// function), and cuda::aligned_size_t; cuda::atomic, cuda::atomic_ref and their cuda::std twins
+// (see Atomics below); cuda::latch, cuda::counting_semaphore and cuda::binary_semaphore, and
+// their cuda::std twins, at any scope.
 #pragma once
 
+#include <assert.h>  // __assert_fail, which a semaphore released past its maximum calls
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -73,20 +77,32 @@ inline void copy(void* dst, const void* src, const Size& size, const char* file,
 // ---- Barriers -------------------------------------------------------------------------------------
 // A block's barrier: init(&bar, count) sets how many arrivals end a phase; arrive() counts one and
 // returns the phase's token, wait(token) waits until that phase is over, arrive_and_wait() does
-// both. The threads that wait give the CPU to the others, as at a __syncthreads.
-template <thread_scope Scope>
+// both. The threads that wait give the CPU to the others, as at a __syncthreads. A completion
+// function, if given, runs once per phase, in the last thread to arrive, before any waiter
+// resumes. The scope may be any (cuda::std::barrier's is the system's), but the threads that use
+// one barrier must be of one block: a barrier that threads of two blocks use is reported.
+namespace emu {
+struct empty_completion {
+    void operator()() noexcept {}
+};
+}  // namespace emu
+
+template <thread_scope Scope, class CompletionFunction = emu::empty_completion>
 class barrier {
-    static_assert(Scope == thread_scope_block, "cuda-emu: only a block's barriers (thread_scope_block) are emulated");
+    static constexpr bool has_completion = !::std::is_same<CompletionFunction, emu::empty_completion>::value;
+    static void complete(void* self) { static_cast<barrier*>(self)->completion_(); }
 
 public:
     using arrival_token = unsigned;  // the phase it arrived in
     barrier() = default;  // trivial, so that it can be a __shared__ variable; init() sets it up
-    explicit barrier(std::ptrdiff_t expected) : state_{expected, expected, 0} {}
+    explicit barrier(std::ptrdiff_t expected, CompletionFunction completion = CompletionFunction())
+        : state_{expected, expected, 0, 0}, completion_(completion) {}
     barrier(const barrier&) = delete;
     barrier& operator=(const barrier&) = delete;
 
     arrival_token arrive(std::ptrdiff_t update = 1, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-        return ::cuda_emu::phase_barrier_arrive(&state_, update, false, file, line);
+        return ::cuda_emu::phase_barrier_arrive(&state_, update, false, file, line, has_completion ? complete : nullptr,
+                                               this);
     }
     void wait(arrival_token&& token, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
         ::cuda_emu::phase_barrier_wait(&state_, token, file, line);
@@ -101,13 +117,18 @@ public:
     }
     // Arrives, and leaves: later phases expect one arrival fewer.
     void arrive_and_drop(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-        (void)::cuda_emu::phase_barrier_arrive(&state_, 1, true, file, line);
+        (void)::cuda_emu::phase_barrier_arrive(&state_, 1, true, file, line, has_completion ? complete : nullptr,
+                                               this);
     }
     static constexpr std::ptrdiff_t max() noexcept { return (std::ptrdiff_t(1) << 31) - 1; }
-    friend void init(barrier* bar, std::ptrdiff_t expected) { bar->state_ = {expected, expected, 0}; }
+    friend void init(barrier* bar, std::ptrdiff_t expected, CompletionFunction completion = CompletionFunction()) {
+        bar->state_ = {expected, expected, 0, 0};
+        bar->completion_ = completion;
+    }
 
 private:
     mutable ::cuda_emu::PhaseBarrier state_;
+    CompletionFunction completion_;
 };
 
 // ---- Pipelines ----------------------------------------------------------------------------------
@@ -226,7 +247,10 @@ void pipeline_consumer_wait_prior(pipeline<Scope>&) {}
 namespace emu {
 template <class Waiter> struct waits_for_copies { static constexpr bool value = false; };
 template <thread_scope Scope> struct waits_for_copies<pipeline<Scope>> { static constexpr bool value = true; };
-template <thread_scope Scope> struct waits_for_copies<barrier<Scope>> { static constexpr bool value = true; };
+template <thread_scope Scope, class Completion>
+struct waits_for_copies<barrier<Scope, Completion>> {
+    static constexpr bool value = true;
+};
 template <class Waiter> using if_waits = typename std::enable_if<waits_for_copies<Waiter>::value, int>::type;
 
 template <class Group, class Size>
@@ -440,6 +464,85 @@ inline void atomic_thread_fence(memory_order order, thread_scope = thread_scope_
     ::std::atomic_thread_fence(order);
 }
 
+// ---- Latches and semaphores (<cuda/latch>, <cuda/semaphore>) ---------------------------------------
+// A latch counts down, once, to zero: wait() returns when it is there. A counting semaphore holds
+// permits: acquire() takes one, waiting while there are none, and release() gives them back. Both
+// are an atomic count, so any scope works: threads of other blocks may count down or release,
+// while those blocks run. A thread that waits gives way to its block's other threads, as with
+// __nanosleep; if what it waits for never comes, the watchdog names it, as a GPU would hang.
+// --sanitize takes a latch reaching zero, and a semaphore's release, for a __syncthreads: what
+// they order is not named as a race (nor is a race of other threads across that moment).
+template <thread_scope Scope>
+class latch {
+public:
+    constexpr explicit latch(std::ptrdiff_t expected) : count_(expected) {}
+    latch(const latch&) = delete;
+    latch& operator=(const latch&) = delete;
+    void count_down(std::ptrdiff_t update = 1) {
+        if (count_.fetch_sub(update, memory_order_acq_rel) == update) ::cuda_emu::note_block_ordering();
+    }
+    bool try_wait() const noexcept { return count_.load(memory_order_acquire) == 0; }
+    void wait() const {
+        while (!try_wait()) ::cuda_emu::yield_thread();
+    }
+    void arrive_and_wait(std::ptrdiff_t update = 1) {
+        count_down(update);
+        wait();
+    }
+    static constexpr std::ptrdiff_t max() noexcept { return PTRDIFF_MAX; }
+
+private:
+    atomic<std::ptrdiff_t, Scope> count_;
+};
+
+template <thread_scope Scope, std::ptrdiff_t LeastMaxValue = (std::ptrdiff_t(1) << 31) - 1>
+class counting_semaphore {
+    static_assert(LeastMaxValue >= 0, "a semaphore's maximum cannot be negative");
+
+public:
+    constexpr explicit counting_semaphore(std::ptrdiff_t desired) : count_(desired) {}
+    counting_semaphore(const counting_semaphore&) = delete;
+    counting_semaphore& operator=(const counting_semaphore&) = delete;
+    // More permits than max() is undefined in C++ (a binary semaphore released twice lets two
+    // threads in): a device-side assert here, at the caller's line.
+    void release(std::ptrdiff_t update = 1, const char* file = __builtin_FILE(), int line = __builtin_LINE(),
+                 const char* function = __builtin_FUNCTION()) {
+        ::cuda_emu::note_block_ordering();  // the holder's work comes before the next holder's
+        std::ptrdiff_t before = count_.fetch_add(update, memory_order_release);
+        if (update < 0 || before + update > LeastMaxValue)
+            __assert_fail("a semaphore's release() took its count past max() (a binary semaphore released "
+                          "twice?), or its update was negative",
+                          file, (unsigned)line, function);
+    }
+    bool try_acquire() noexcept {
+        std::ptrdiff_t old = count_.load(memory_order_relaxed);
+        while (old > 0)
+            if (count_.compare_exchange_weak(old, old - 1, memory_order_acquire, memory_order_relaxed)) return true;
+        return false;
+    }
+    void acquire() {
+        while (!try_acquire()) ::cuda_emu::yield_thread();
+    }
+    template <class Clock, class Duration>
+    bool try_acquire_until(const ::std::chrono::time_point<Clock, Duration>& deadline) {
+        for (;;) {
+            if (try_acquire()) return true;
+            if (Clock::now() >= deadline) return false;
+            ::cuda_emu::yield_thread();
+        }
+    }
+    template <class Rep, class Period>
+    bool try_acquire_for(const ::std::chrono::duration<Rep, Period>& wait_at_most) {
+        return try_acquire_until(::std::chrono::steady_clock::now() + wait_at_most);
+    }
+    static constexpr std::ptrdiff_t max() noexcept { return LeastMaxValue; }
+
+private:
+    atomic<std::ptrdiff_t, Scope> count_;
+};
+template <thread_scope Scope>
+using binary_semaphore = counting_semaphore<Scope, 1>;
+
 // cuda::std (cuda_std.h): the standard library's names, and atomics of its own.
 namespace std {
 template <class T>
@@ -451,6 +554,18 @@ template <class T>
 struct atomic_ref : ::cuda::atomic_ref<T, thread_scope_system> {
     using ::cuda::atomic_ref<T, thread_scope_system>::atomic_ref;
 };
+// C++20's synchronization: cuda's, at the system's scope, as in libcu++. C++20's barrier has
+// no default constructor: it is made with its count (in shared memory, by placement new).
+template <class CompletionFunction = emu::empty_completion>
+class barrier : public ::cuda::barrier<thread_scope_system, CompletionFunction> {
+public:
+    explicit barrier(std::ptrdiff_t expected, CompletionFunction completion = CompletionFunction())
+        : ::cuda::barrier<thread_scope_system, CompletionFunction>(expected, completion) {}
+};
+using latch = ::cuda::latch<thread_scope_system>;
+template <std::ptrdiff_t LeastMaxValue = (std::ptrdiff_t(1) << 31) - 1>
+using counting_semaphore = ::cuda::counting_semaphore<thread_scope_system, LeastMaxValue>;
+using binary_semaphore = ::cuda::binary_semaphore<thread_scope_system>;
 }  // namespace std
 
 }  // namespace cuda
