@@ -1108,6 +1108,31 @@ EOF
     assert_success
 }
 
+@test "thread block clusters stop the build at their line, saying they are not emulated" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >dims.cu <<'EOF'
+__global__ void __cluster_dims__(2, 1, 1) pairs(int* out) { out[blockIdx.x] = 1; }
+int main() { return 0; }
+EOF
+    run "$EMUCC" -c dims.cu -o dims.o
+    assert_failure
+    assert_line --regexp "^dims.cu:1:[0-9]+: error: cuda-emu: thread block clusters \(__cluster_dims__\) are not emulated$"
+    # one error only: the kernel's name is still found behind the attribute
+    [ "$(grep -c ': error:' <<<"$output")" -eq 1 ]
+    cat >group.cu <<'EOF'
+#include <cooperative_groups.h>
+__global__ void ranks(int* out) {
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    (void)cluster;
+    out[0] = 0;
+}
+int main() { return 0; }
+EOF
+    run "$EMUCC" -c group.cu -o group.o
+    assert_failure
+    assert_output --partial "cuda-emu: thread block clusters (cooperative_groups::this_cluster, cluster_group, distributed shared memory) are not emulated"
+}
+
 @test "emucc accepts nvcc's flags and writes dependency files that name the .cu and its headers" {
     cd "$BATS_TEST_TMPDIR"
     mkdir -p src out

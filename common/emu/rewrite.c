@@ -386,6 +386,7 @@ static int in_directive(size_t pos);
 /* A word with arguments that may come before a function's name: an attribute (or decltype) */
 static int is_specifier_with_arguments(const char *word, size_t len) {
     return (len == 17 && strncmp(word, "__launch_bounds__", 17) == 0) ||
+           (len == 16 && strncmp(word, "__cluster_dims__", 16) == 0) ||
            (len == 13 && strncmp(word, "__attribute__", 13) == 0) ||
            (len == 9 && strncmp(word, "__align__", 9) == 0) ||
            (len == 8 && strncmp(word, "decltype", 8) == 0);

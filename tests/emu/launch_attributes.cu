@@ -7,7 +7,8 @@
 //    parameters). A completion event orders another stream after the kernel, and brings that
 //    stream into a capture; a launch captured into a graph runs when the graph does.
 //  - Hints (an L2 access policy window, a priority, a memory synchronization domain) are
-//    accepted; streams and kernel nodes keep their attributes to be read back and copied.
+//    accepted; streams and kernel nodes keep their attributes to be read back and copied (a
+//    graph's clone too).
 //  - Errors: a window whose hitRatio is out of range or NaN, a stream-only attribute on a launch,
 //    a launch-only attribute on a stream or a node. Under the emulator, a cluster of several
 //    blocks, which it does not emulate, is refused with a message.
@@ -232,6 +233,17 @@ int main() {
         CHECK(cudaGraphKernelNodeGetAttribute(node, cudaKernelNodeAttributePriority, &read));
         EXPECT(read.priority == -2, "a node's priority reads back as %d", read.priority);
     }
+    cudaGraph_t cloned;  // a clone's nodes keep their attributes
+    CHECK(cudaGraphClone(&cloned, node_graph));
+    cudaGraphNode_t cloned_nodes[2];
+    size_t cloned_count = 2;
+    CHECK(cudaGraphGetNodes(cloned, cloned_nodes, &cloned_count));
+    for (size_t i = 0; i < cloned_count; i++) {
+        cudaKernelNodeAttrValue read = {};
+        CHECK(cudaGraphKernelNodeGetAttribute(cloned_nodes[i], cudaKernelNodeAttributePriority, &read));
+        EXPECT(read.priority == -2, "a cloned node's priority reads back as %d", read.priority);
+    }
+    CHECK(cudaGraphDestroy(cloned));
     node_value = {};
     node_value.launchCompletionEvent.event = done;  // a launch's attribute, not a node's
     EXPECT(cudaGraphKernelNodeSetAttribute(total_node, cudaLaunchAttributeLaunchCompletionEvent, &node_value) ==

@@ -14,8 +14,10 @@
 //   - coalesced_threads() asks the scheduler which lanes of the warp arrive at that line together
 //     (::cuda_emu::converged_lanes, as __activemask() does): inside an if, those that took it;
 //   - the grid's sync() is a __syncthreads() after which the block waits for the others.
-// The scheduler is runtime/scheduler.cpp. What is missing: memcpy_async, scan, match_any and
-// match_all as group members (the __match_*_sync intrinsics exist), the cluster group.
+// The scheduler is runtime/scheduler.cpp. memcpy_async and reduce are in cooperative_groups/.
+// What is missing: scan, match_any and match_all as group members (the __match_*_sync intrinsics
+// exist), and the cluster group of thread block clusters, whose use stops the build with a line
+// that says so (see cluster_group below).
 #pragma once
 
 #include <assert.h>
@@ -575,6 +577,21 @@ T reduce(const coalesced_group& group, T value, Op op) {
         if (rank % (2 * offset) == 0 && rank + offset < size) value = op(value, other);
     }
     return group.shfl(value, 0);
+}
+
+// Thread block clusters (compute capability 9.0) are not emulated: naming the cluster group, or
+// calling this_cluster(), stops the build at that line with the message below.
+namespace details {
+template <bool Named>
+struct cluster_group_stand_in {
+    static_assert(!Named, "cuda-emu: thread block clusters (cooperative_groups::this_cluster, cluster_group, "
+                          "distributed shared memory) are not emulated");
+};
+}  // namespace details
+using cluster_group = details::cluster_group_stand_in<true>;
+template <class Unused = void>  // a type that depends on Unused: no compiler looks at it before a call
+details::cluster_group_stand_in<std::is_void<Unused>::value> this_cluster() {
+    return {};
 }
 
 }  // namespace cooperative_groups

@@ -171,11 +171,13 @@ struct StreamState {
     bool blocking = true;  // not cudaStreamNonBlocking: the legacy default stream waits for it
     int priority = 0;      // as made (cudaStreamCreateWithPriority), reported, changing nothing
     // cudaStreamSetAttribute's other attributes, kept to be read back: they change nothing here
-    cudaAccessPolicyWindow window{};
-    cudaSynchronizationPolicy sync_policy = cudaSyncPolicyAuto;
-    cudaLaunchMemSyncDomainMap domain_map{0, 1};
-    cudaLaunchMemSyncDomain domain = cudaLaunchMemSyncDomainDefault;
-    unsigned nvlink_scheduling = 0;
+    struct Hints {
+        cudaAccessPolicyWindow window{};
+        cudaSynchronizationPolicy sync_policy = cudaSyncPolicyAuto;
+        cudaLaunchMemSyncDomainMap domain_map{0, 1};
+        cudaLaunchMemSyncDomain domain = cudaLaunchMemSyncDomainDefault;
+        unsigned nvlink_scheduling = 0;
+    } hints;
 };
 std::mutex streams_mutex;
 std::map<cudaStream_t, StreamState> stream_states;  // the default stream is 0
@@ -783,25 +785,25 @@ cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr, c
     std::lock_guard<std::mutex> lock(streams_mutex);
     StreamState& state = stream_states[stream];
     switch (attr) {
-        case cudaLaunchAttributeAccessPolicyWindow: state.window = value->accessPolicyWindow; break;
+        case cudaLaunchAttributeAccessPolicyWindow: state.hints.window = value->accessPolicyWindow; break;
         case cudaLaunchAttributeSynchronizationPolicy:
             if (value->syncPolicy < cudaSyncPolicyAuto || value->syncPolicy > cudaSyncPolicyBlockingSync)
                 return fail(cudaErrorInvalidValue);
-            state.sync_policy = value->syncPolicy;
+            state.hints.sync_policy = value->syncPolicy;
             break;
         case cudaLaunchAttributePriority:
             state.priority = std::min(least_stream_priority, std::max(greatest_stream_priority, value->priority));
             break;
-        case cudaLaunchAttributeMemSyncDomainMap: state.domain_map = value->memSyncDomainMap; break;
+        case cudaLaunchAttributeMemSyncDomainMap: state.hints.domain_map = value->memSyncDomainMap; break;
         case cudaLaunchAttributeMemSyncDomain:
             if (value->memSyncDomain != cudaLaunchMemSyncDomainDefault &&
                 value->memSyncDomain != cudaLaunchMemSyncDomainRemote)
                 return fail(cudaErrorInvalidValue);
-            state.domain = value->memSyncDomain;
+            state.hints.domain = value->memSyncDomain;
             break;
         case cudaLaunchAttributeNvlinkUtilCentricScheduling:
             if (value->nvlinkUtilCentricScheduling > 1) return fail(cudaErrorInvalidValue);
-            state.nvlink_scheduling = value->nvlinkUtilCentricScheduling;
+            state.hints.nvlink_scheduling = value->nvlinkUtilCentricScheduling;
             break;
         default:  // the attributes of launches and graph nodes only
             return fail(cudaErrorInvalidValue);
@@ -813,13 +815,13 @@ cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr, c
     std::lock_guard<std::mutex> lock(streams_mutex);
     const StreamState& state = stream_states[stream];
     switch (attr) {
-        case cudaLaunchAttributeAccessPolicyWindow: value->accessPolicyWindow = state.window; break;
-        case cudaLaunchAttributeSynchronizationPolicy: value->syncPolicy = state.sync_policy; break;
+        case cudaLaunchAttributeAccessPolicyWindow: value->accessPolicyWindow = state.hints.window; break;
+        case cudaLaunchAttributeSynchronizationPolicy: value->syncPolicy = state.hints.sync_policy; break;
         case cudaLaunchAttributePriority: value->priority = state.priority; break;
-        case cudaLaunchAttributeMemSyncDomainMap: value->memSyncDomainMap = state.domain_map; break;
-        case cudaLaunchAttributeMemSyncDomain: value->memSyncDomain = state.domain; break;
+        case cudaLaunchAttributeMemSyncDomainMap: value->memSyncDomainMap = state.hints.domain_map; break;
+        case cudaLaunchAttributeMemSyncDomain: value->memSyncDomain = state.hints.domain; break;
         case cudaLaunchAttributeNvlinkUtilCentricScheduling:
-            value->nvlinkUtilCentricScheduling = state.nvlink_scheduling;
+            value->nvlinkUtilCentricScheduling = state.hints.nvlink_scheduling;
             break;
         default: return fail(cudaErrorInvalidValue);
     }
@@ -828,13 +830,8 @@ cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr, c
 cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
     std::lock_guard<std::mutex> lock(streams_mutex);
     const StreamState from = stream_states[src];
-    StreamState& to = stream_states[dst];
-    to.priority = from.priority;
-    to.window = from.window;
-    to.sync_policy = from.sync_policy;
-    to.domain_map = from.domain_map;
-    to.domain = from.domain;
-    to.nvlink_scheduling = from.nvlink_scheduling;
+    stream_states[dst].priority = from.priority;
+    stream_states[dst].hints = from.hints;
     return cudaSuccess;
 }
 // No cache lines persist here, so there are none to return to normal.

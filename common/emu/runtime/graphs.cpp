@@ -168,6 +168,7 @@ std::unique_ptr<CUgraph_st> clone(const CUgraph_st& graph,
         copy->config = node->config;
         copy->kernel = node->kernel;
         copy->function = node->function;
+        copy->attributes = node->attributes;
         copy->copy = node->copy;
         copy->copy_dst = node->copy_dst;
         copy->copy_src = node->copy_src;
@@ -1243,6 +1244,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
         target.config = source.config;
         target.kernel = source.kernel;
         target.function = source.function;
+        target.attributes = source.attributes;
         target.copy = source.copy;
         target.copy_dst = source.copy_dst;
         target.copy_src = source.copy_src;

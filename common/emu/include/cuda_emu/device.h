@@ -43,6 +43,10 @@
 // __attribute__((noinline)) instead (common/emu/rewrite.c).
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
+// Thread block clusters are not emulated: a kernel declared with a cluster size stops the build
+// at its line, saying so.
+#define __cluster_dims__(...) \
+    _Pragma("GCC error \"cuda-emu: thread block clusters (__cluster_dims__) are not emulated\"")
 #define __grid_constant__
 #define __builtin_align__(n) __attribute__((aligned(n)))
 #define __device_builtin__
