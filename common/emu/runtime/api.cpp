@@ -749,6 +749,10 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void*, size_t, unsigned int) 
 // Work runs when it is issued, so a stream only counts its work and what of it the host has
 // waited for (see StreamState above); an event keeps a time and its place in its stream.
 constexpr int least_stream_priority = 0, greatest_stream_priority = -5;
+// As CUDA does, a priority outside the range is taken to its nearer end.
+static int clamp_priority(int priority) {
+    return std::min(least_stream_priority, std::max(greatest_stream_priority, priority));
+}
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
     return cudaStreamCreateWithPriority(stream, flags, least_stream_priority);
@@ -756,8 +760,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (!stream || (flags & ~(unsigned)cudaStreamNonBlocking)) return fail(cudaErrorInvalidValue);
-    // as CUDA does, a priority outside the range is taken to its nearer end
-    priority = std::min(least_stream_priority, std::max(greatest_stream_priority, priority));
+    priority = clamp_priority(priority);
     *stream = reinterpret_cast<cudaStream_t>(new char(0));
     std::lock_guard<std::mutex> lock(streams_mutex);
     stream_states[*stream] = StreamState{0, 0, (flags & cudaStreamNonBlocking) == 0, priority};
@@ -792,7 +795,7 @@ cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr, c
             state.hints.sync_policy = value->syncPolicy;
             break;
         case cudaLaunchAttributePriority:
-            state.priority = std::min(least_stream_priority, std::max(greatest_stream_priority, value->priority));
+            state.priority = clamp_priority(value->priority);
             break;
         case cudaLaunchAttributeMemSyncDomainMap: state.hints.domain_map = value->memSyncDomainMap; break;
         case cudaLaunchAttributeMemSyncDomain:

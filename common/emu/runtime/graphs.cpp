@@ -1020,7 +1020,7 @@ cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, cudaKernelNode
 cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
                                             cudaKernelNodeAttrValue* value) {
     if (!node || !value || node->type != cudaGraphNodeTypeKernel) return fail(cudaErrorInvalidValue);
-    cudaLaunchAttribute attribute{};
+    cudaLaunchAttribute attribute{};  // the value read when none was set; checking it checks the id
     attribute.id = attr;
     if (attr == cudaLaunchAttributeClusterDimension || attr == cudaLaunchAttributePreferredClusterDimension)
         attribute.val.clusterDim = {1, 1, 1};  // preferredClusterDim lies in the same place
