@@ -54,12 +54,16 @@ NVCCFLAGS ?= -O3 -std=c++20
 comma := ,
 space := $(subst x, ,x)
 HOST_FLAGS := -Xcompiler $(subst $(space),$(comma),$(strip $(CFLAGS) -fopenmp))
-# CC: the host compiler for the CPU code, when set (nvcc's -ccbin); nvcc
-# links with it too, so the C++ and math libraries are named for a C
-# compiler's sake (g++ adds both; gcc and clang add neither).
+# CC: nvcc's host compiler for the CPU code, when set (-ccbin); nvcc links
+# with it too, so the C++ and math libraries are named for a C compiler's sake
+# (g++ adds both; gcc and clang add neither). The emulator's host compiler is
+# CXX, which emucc reads: a CC that the environment sets (many do) must not
+# replace the CXX a student names.
 ifneq ($(origin CC),default)
-  HOST_FLAGS += -ccbin $(CC)
-  LINK_LIBRARIES := -lstdc++ -lm
+  NVCC_HOST_COMPILER := -ccbin $(CC)
+  ifeq ($(BACKEND),cuda)
+    LINK_LIBRARIES := -lstdc++ -lm
+  endif
 endif
 
 ifeq ($(BACKEND),cuda)
@@ -82,7 +86,7 @@ else
   # and rewrites every .cu before compiling it: recompile when the rewriter changes
   COMPILE_DEPENDENCIES := $(EMUCC) common/emu/rewrite.c
 endif
-ALL_FLAGS = $(NVCCFLAGS) $(ARCH_FLAGS) $(HOST_FLAGS) -Icommon $(if $(filter cuda,$(BACKEND)),$(TOOLKIT_HEADERS))
+ALL_FLAGS = $(NVCCFLAGS) $(ARCH_FLAGS) $(HOST_FLAGS) -Icommon $(if $(filter cuda,$(BACKEND)),$(NVCC_HOST_COMPILER) $(TOOLKIT_HEADERS))
 # nvcc hands the host compiler the toolkit's headers with -I; named with -isystem as
 # well they are system headers, of which clang's -Wall says nothing (cuda_fp16.hpp,
 # which nccl.h includes, has dozens of unused functions)
@@ -275,7 +279,7 @@ nvcc-check: $(patsubst %.cu,$(NVCC_CHECK)/%.o,$(filter-out $(NVCC_CHECK_SKIP),$(
 
 $(NVCC_CHECK)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -arch=sm_$(CUDA_ARCH) $(HOST_FLAGS) -Icommon $(TOOLKIT_HEADERS) $(LESSON_INCLUDE) $(LESSON_FLAGS) -MMD -MP -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -arch=sm_$(CUDA_ARCH) $(HOST_FLAGS) $(NVCC_HOST_COMPILER) -Icommon $(TOOLKIT_HEADERS) $(LESSON_INCLUDE) $(LESSON_FLAGS) -MMD -MP -c $< -o $@
 
 # A worked solution includes its lesson's headers as the exercise beside them
 # does (#include "luma.h"): from the lesson's folder.

@@ -447,8 +447,12 @@ draw_charts() {
 # ---- 8. the commit, the machine, the summary ------------------------------------
 
 describe_machine() {
+    # The report's own folder, committed from an earlier run, was just emptied:
+    # that is no change to the course.
+    local course=(.)
+    case $folder in /*) ;; *) course+=(":(exclude)$folder") ;; esac
     {
-        echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+        echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- "${course[@]}" 2>/dev/null || echo ' (with uncommitted changes)')"
         echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     } > "$folder/commit.txt"
     {
@@ -472,7 +476,7 @@ write_summary() {
         echo "# make gpu-report: $title"
         echo
         if [ -n "${1:-}" ]; then
-            echo "**Unfinished:** written after step $1 of 8. A report that stops here was cut short (a time"
+            echo "**Unfinished:** written $([ "$1" = 0 ] && echo 'before step 1' || echo "after step $1") of 8. A report that stops here was cut short (a time"
             echo "limit?): the steps below are those that ended."
             echo
         fi
@@ -526,6 +530,9 @@ problems() {
 # ---- the run -------------------------------------------------------------------
 
 describe_machine
+# (a summary from the start: a run stopped in step 1 leaves a folder that the
+# next run knows for a report's, and replaces)
+write_summary 0
 step 1 build build_all
 step 2 targets judge_targets
 if [ "$quick" = 1 ]; then skipped_step 3 bench GPU_REPORT_QUICK; else step 3 bench bench_all; fi

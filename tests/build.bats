@@ -115,6 +115,12 @@ emu_builds_lessons_with() {
     run make --no-print-directory BACKEND=emu CXX=g++-0 BUILD="$BATS_TEST_TMPDIR/emu" lesson01
     assert_failure
     assert_output --partial "emucc: the host C++ compiler CXX=g++-0 is not found"
+    # a CC in the environment (many machines export one) is nvcc's host compiler,
+    # not the emulator's: the CXX named still counts
+    CC=gcc run make --no-print-directory BACKEND=emu CXX=g++-0 BUILD="$BATS_TEST_TMPDIR/emu-cc" lesson01
+    assert_failure
+    assert_output --partial "emucc: the host C++ compiler CXX=g++-0 is not found"
+    refute_output --partial "-ccbin"
     command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || return 0
     run make --no-print-directory BACKEND=cuda CC=gcc-0 BUILD="$BATS_TEST_TMPDIR/cuda" lesson01
     assert_failure
@@ -559,11 +565,13 @@ arm32_sanitize_holds() {
 }
 
 @test "make doctor names the host compiler it checks, and one that cannot build OpenMP with what to install" {
-    run make --no-print-directory doctor BACKEND=emu
-    assert_line --regexp "^host compiler  g\+\+ .* \(the emulator's host compiler\)$"
+    # (without the CC and CXX a machine may export; g++ may print its own name
+    # as g++-13 or g++-real, where g++ is a link or a wrapper)
+    run env -u CC -u CXX make --no-print-directory doctor BACKEND=emu
+    assert_line --regexp "^host compiler  g\+\+(-[^ ]+)? .* \(the emulator's host compiler\)$"
     refute_output --partial "cannot build an OpenMP program"
     run make --no-print-directory doctor BACKEND=cuda CC=gcc
-    assert_line --regexp "^host compiler  gcc .* \(nvcc's host compiler, CC\)$"
+    assert_line --regexp "^host compiler  gcc(-[^ ]+)? .* \(nvcc's host compiler, CC\)$"
     # clang without LLVM's libomp, as on a machine with clang but not libomp-dev
     local bin="$BATS_TEST_TMPDIR/bin"
     mkdir -p "$bin"

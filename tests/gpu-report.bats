@@ -239,6 +239,34 @@ STAND_IN
     [ -s "$folder/targets.csv" ]
 }
 
+@test "a report run again over its committed folder names the commit alone; a change to the course still shows" {
+    local clone="$BATS_TEST_TMPDIR/clone"
+    git clone -q "$REPO" "$clone"
+    # this checkout's report script, and an earlier report committed where the run writes
+    cp common/gpu-report.sh common/lesson-setting.sh "$clone/common/"
+    mkdir -p "$clone/plots/reference/stand-in"
+    echo "# an earlier report" > "$clone/plots/reference/stand-in/summary.md"
+    git -C "$clone" add -A
+    git -C "$clone" -c user.name=course -c user.email=course@example.org commit -qm "an earlier report"
+    # a make that stops the report at step 1: commit.txt is written before it
+    printf '%s\n' '#!/bin/sh' 'kill -KILL "$PPID"' > "$BATS_TEST_TMPDIR/make"
+    chmod +x "$BATS_TEST_TMPDIR/make"
+    cd "$clone"
+    run env MAKE="$BATS_TEST_TMPDIR/make" LESSONS=lesson01 GPU_REPORT_DIR=plots/reference/stand-in \
+        bash common/gpu-report.sh
+    assert_equal "$status" 137
+    assert_equal "$(head -n 1 plots/reference/stand-in/commit.txt)" "commit: $(git rev-parse HEAD)"
+    grep -qx '\*\*Unfinished:\*\* written before step 1 of 8. A report that stops here was cut short (a time' \
+        plots/reference/stand-in/summary.md
+    # (the folder the run left is a report's, which the next run replaces)
+    echo "// changed" >> lessons/01-vector-add/vector_add.cu
+    run env MAKE="$BATS_TEST_TMPDIR/make" LESSONS=lesson01 GPU_REPORT_DIR=plots/reference/stand-in \
+        bash common/gpu-report.sh
+    assert_equal "$status" 137
+    assert_equal "$(head -n 1 plots/reference/stand-in/commit.txt)" \
+        "commit: $(git rev-parse HEAD) (with uncommitted changes)"
+}
+
 @test "gpu-report.sh refuses a folder that holds something other than a report" {
     mkdir -p "$BATS_TEST_TMPDIR/precious"
     echo keep > "$BATS_TEST_TMPDIR/precious/notes.txt"
