@@ -148,6 +148,7 @@ step() {
     case $status in
         0) result=ok ;;
         3) result=skipped ;;   # the step's log says why
+        4) result="ok, $(tail -n 1 "$folder/logs/$2.log")" ;;   # it ran; what it found is its last line
         *) result=FAILED; failed_steps="$failed_steps $2" ;;
     esac
     # a skipped step's log ends with why
@@ -285,9 +286,12 @@ run_once() {
             local name=$1 launch
             shift
             launch=$(lesson_setting "$name" LAUNCH)
+            local status
             # shellcheck disable=SC2086
             $launch "$build/$name" --csv --quiet-warnings "$@" > "$work/runs/$key.out" 2> "$work/runs/$key.err"
-            echo "exit status $?" >> "$folder/logs/target-runs.log"
+            status=$?
+            echo "exit status $status" >> "$folder/logs/target-runs.log"
+            [ $status -eq 0 ] || echo "$name $*: exit status $status" >> "$work/failed-runs"
             grep '^figure,' "$work/runs/$key.err" >> "$work/runs/$key.out"
             grep -v '^figure,' "$work/runs/$key.err" >> "$folder/logs/target-runs.log"
             # the rows, for the results folder
@@ -306,7 +310,9 @@ block_sweep() {
     shift 2
     [ $on_gpu = no ] && export BLOCK_SIZES="32 256 1024"
     sh plots/block-sweep.sh "$build/$name" "$folder/charts" "$@" > "$work/sweep.log" 2>&1
-    echo "exit status $?" >> "$folder/logs/target-runs.log"
+    chosen=$?
+    echo "exit status $chosen" >> "$folder/logs/target-runs.log"
+    [ $chosen -eq 0 ] || echo "block-sweep $name $*: exit status $chosen" >> "$work/failed-runs"
     cat "$work/sweep.log" >> "$folder/logs/target-runs.log"
     chosen=$(sed -n "s/.*occupancy API's choice: \([0-9][0-9]*\).*/\1/p" "$work/sweep.log")
     awk -F , -v lesson="$name" -v chosen="$chosen" '
@@ -317,8 +323,11 @@ block_sweep() {
         "$folder/charts/$name-block-sweep.csv" > "$out" 2>/dev/null
 }
 
+# Exit status: 0 every target met (or shown), 4 some missed ("N of M targets
+# missed", its last line), 1 a run failed or a target could not be read.
 judge_targets() {
-    local lesson line what gpu_run emu_run measured bound runs run judged=yes status=0
+    local lesson line what gpu_run emu_run measured bound runs run judged=yes status=0 verdict
+    local missed=0 total=0
     mkdir -p "$work/runs"
     : > "$work/target-rows"
     [ $on_gpu = no ] && judged=no
@@ -339,12 +348,26 @@ judge_targets() {
         awk -f common/gpu-judge.awk -v lesson="$lesson" -v what="$(echo $what)" \
             -v measured="$measured" -v bound="$bound" -v judged=$judged \
             -v emulated_run="$([ $on_gpu = no ] && echo $emu_run)" "$work/target.csv" \
-            >> "$work/verdicts" || status=1
+            >> "$work/verdicts"
+        verdict=$?
+        total=$((total + 1))
+        case $verdict in
+            0) ;;
+            1) missed=$((missed + 1)) ;;   # gpu-judge.awk: missed
+            *) status=1 ;;                 # a TARGET line it could not read
+        esac
     done < "$work/targets"
     cat "$work/target-rows" >> "$folder/targets.csv" 2>/dev/null
     cat "$work/verdicts" 2>/dev/null
-    [ $status -eq 0 ] || missed_targets=yes
-    return $status
+    [ $missed -eq 0 ] || missed_targets=yes
+    if [ -s "$work/failed-runs" ]; then
+        echo "runs that failed (logs/target-runs.log has what they printed):"
+        cat "$work/failed-runs"
+        status=1
+    fi
+    [ $status -eq 0 ] || return 1
+    [ $missed -eq 0 ] || { echo "$missed of $total targets missed"; return 4; }
+    return 0
 }
 missed_targets=no
 

@@ -169,14 +169,15 @@ ok 1 a second quick test" ] || fail "tests.tap: $(cat "$folder/tests.tap")"
         GNUPLOT=/nonexistent/gnuplot GPU_REPORT_DIR="$folder" GPU_REPORT_LESSONS=lesson01 GPU_REPORT_BATS="$BATS_TEST_TMPDIR/failing.bats" \
         GPU_REPORT_TARGETS="$BATS_TEST_TMPDIR/mutant.conf" GPU_REPORT_JUDGE_EMULATED=1
     assert_failure
-    assert_line --regexp '^step 2 targets: [0-9]+s FAILED$'
+    # a missed target is a finding of the step, not its failure: its runs ran
+    assert_line --regexp '^step 2 targets: [0-9]+s ok, 1 of 2 targets missed$'
     assert_line --regexp '^step 6 tests: [0-9]+s FAILED$'
     grep -qx -- '- tests.tap, line 2: not ok 1 a failing test' "$folder/summary.md"
     assert_line --regexp '^\| lesson01 \| optimized kernel at 90% of the device-copy row \| [0-9.]+% \(CPU emulation\) \| >= 1000% \| missed \(judged on CPU emulation figures\) \|$'
     assert_line --regexp '^\| lesson01 \| checks pass \| [0-9.]+ ms \(CPU emulation\) \| >= 0 ms \| met \(judged on CPU emulation figures\) \|$'
-    assert_line "gpu-report.sh: failed steps: targets tests; targets missed: yes"
+    assert_line "gpu-report.sh: failed steps: tests; targets missed: yes"
     grep -q '| >= 1000% | missed' "$folder/summary.md"
-    grep -q '^- step 2 targets: [0-9]*s FAILED' "$folder/summary.md"
+    ! grep -q '^- step 2 targets' "$folder/summary.md"
     # the steps after a failed one ran; the charts wait for a machine with gnuplot
     assert_line --regexp '^step 3 bench: [0-9]+s ok$'
     assert_line --regexp '^step 5 ncu: [0-9]+s ok$'
@@ -237,6 +238,22 @@ STAND_IN
     ! grep -q 'step 4' "$summary"
     grep -q "^commit: $(git rev-parse HEAD)" "$folder/commit.txt"
     [ -s "$folder/targets.csv" ]
+}
+
+@test "a target whose run fails fails the targets step, and the step's log names the run" {
+    folder="$BATS_TEST_TMPDIR/report"
+    # make, until step 4's build of the sanitizer's programs: there the report is killed
+    printf '%s\n' '#!/bin/sh' 'case " $* " in *" SANITIZE=1 "*) kill -KILL "$PPID"; exit 1 ;; esac' \
+        'exec make "$@"' > "$BATS_TEST_TMPDIR/make"
+    chmod +x "$BATS_TEST_TMPDIR/make"
+    echo 'TARGET = a run refused | lesson01 -n 0 | lesson01 -n 0 | optimized kernel median_ms | <= 1 ms' \
+        > "$BATS_TEST_TMPDIR/targets.conf"
+    run env MAKE="$BATS_TEST_TMPDIR/make" LESSONS=lesson01 GPU_REPORT_DIR="$folder" GPU_REPORT_QUICK=1 \
+        GPU_REPORT_TARGETS="$BATS_TEST_TMPDIR/targets.conf" bash common/gpu-report.sh
+    assert_equal "$status" 137
+    assert_line --regexp '^step 2 targets: [0-9]+s FAILED$'
+    grep -qx 'lesson01 -n 0: exit status 2' "$folder/logs/targets.log"
+    grep -Eq '^- step 2 targets: [0-9]+s FAILED' "$folder/summary.md"
 }
 
 @test "a report run again over its committed folder names the commit alone; a change to the course still shows" {
