@@ -1858,8 +1858,10 @@ static void record_launch(const void *kernel, const char *name, dim3 grid, dim3 
 #ifdef CUDA_EMULATION
 static void observe_emulated_launch(const cuda_emu::LaunchConfig &config, const char *kernel_name)
 {
-    /* the emulator's function queries take any non-null pointer: the name will do */
-    record_launch(kernel_name, kernel_name, config.grid, config.block, config.shared_bytes);
+    /* The emulator's function queries take any non-null pointer: the name will do. They know no
+     * static __shared__ memory of a name, so the launch's bytes include the kernel's. */
+    record_launch(kernel_name, kernel_name, config.grid, config.block,
+                  config.shared_bytes + config.static_shared_bytes);
 }
 #else
 /* The kernel's name as the runtime gives it, mangled (_Z6kernelPfi): the

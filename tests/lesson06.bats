@@ -167,6 +167,14 @@ setup() {
     assert_line "warning: naive: loop_thread_per_result's last of 2 waves holds 1 of 264 blocks: 50% of its SM time idles; try a grid of whole waves (grid-stride loop) (emulated device model)"
 }
 
+@test "a kernel's static __shared__ memory counts in the waves: lesson03's registers, 48 KiB a block, 4 per SM" {
+    # 23 x 23 = 529 blocks of 128 threads (112 x 32 cells each); the threads alone would let 16
+    # blocks share an SM (a wave of 2,112), the 48 KiB of static shared memory 4 (a wave of 528)
+    run "$EMU_BUILD/lesson03" -n 2500x720 --steps 2 --only registers --reps 1 --warmup 0
+    assert_success
+    assert_line "warning: registers: diffuse_registers's last of 2 waves holds 1 of 528 blocks: 50% of its SM time idles; try a grid of whole waves (grid-stride loop) (emulated device model)"
+}
+
 @test "low theoretical occupancy warns and names shared memory as the limit" {
     # 40,000 bytes of dynamic shared memory per 32-thread block, 1 KiB more reserved, in units of
     # 128 bytes: 5 blocks in 228 KiB, 5 of 64 warps per SM

@@ -221,9 +221,6 @@ void profile_launch(const LaunchConfig& config, const char* kernel_name);
 void profile_block_start();
 // A static __shared__ variable of `size` bytes at `start`, declared by the running block's code.
 void profile_static_shared(const void* start, size_t size);
-// The bytes of static __shared__ variables of the kernel noted at startup under this name, and of
-// the functions it calls (api.cpp); 0 when no one kernel has it.
-size_t named_kernel_static_shared(const char* name);
 void profile_block_end(const char* kernel_name);
 // Called once at startup by enable_checks; per_line: emucc --lines.
 void start_profile(bool per_line);

@@ -76,6 +76,9 @@ cudaError_t run_bound(const LaunchConfig& config, const char* kernel_name, Kerne
 // the bytes of its static __shared__ variables (runtime/api.cpp).
 const char* noted_kernel_name(const void* kernel);
 std::size_t static_shared_bytes(const void* kernel);
+// The same bytes of the kernel noted at startup under this name, and of the functions it calls;
+// 0 when no one kernel has it (an overload, a template's instance).
+std::size_t named_kernel_static_shared(const char* name);
 
 // The kernel a launch reached through a pointer: `kernel<<<...>>>` in a helper that takes the
 // kernel as a parameter, or cudaLaunchKernel. The launch's lambda then holds that pointer as its
@@ -100,9 +103,12 @@ template <class Kernel, class... Args>
 cudaError_t launch(const LaunchConfig& launch_config, const char* kernel_text, Kernel&& kernel,
                    Args&&... args) {
     const char* kernel_name = launched_kernel_name(kernel_text, kernel);
-    // a cooperative launch (always through a pointer) counts them to see whether its grid fits
+    // A cooperative launch counts them to see whether its grid fits, and launch_observer's
+    // occupancy figures need them. A kernel named in the launch is not captured: its name finds it.
     LaunchConfig config = launch_config;
-    config.static_shared_bytes = static_shared_bytes(captured_kernel(kernel));
+    const void* captured = captured_kernel(kernel);
+    config.static_shared_bytes =
+        captured ? static_shared_bytes(captured) : named_kernel_static_shared(kernel_text);
     using Params = std::tuple<std::decay_t<Args>...>;
     if (capturing(config.stream)) {
         // Captured: the node keeps copies of the kernel and of the arguments' values now, so a
