@@ -30,7 +30,7 @@ setup() {
             CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
                 run "$EMU_BUILD/lesson04" -n "$size" --reps 1 --warmup 0 --csv
             assert_success
-            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 4
+            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 5
         done
     done
 }
@@ -45,6 +45,7 @@ setup() {
     assert_line --regexp "^tiled +kernel .* PASS \(max err [0-9.e-]+\)$"
     assert_line --regexp "^optimized +kernel .* PASS \(max err [0-9.e-]+\)$"
     assert_line --regexp "^warptiled +kernel .* PASS \(max err [0-9.e-]+\)$"
+    assert_line --regexp "^swizzled +kernel .* PASS \(max err [0-9.e-]+\)$"
 }
 
 @test "lesson04 under the emulator skips cuBLAS, saying why, and still passes" {
@@ -52,7 +53,7 @@ setup() {
     run "$EMU_BUILD/lesson04" -n 17 --reps 1 --warmup 0
     assert_success
     assert_line --regexp "^cublas      skip: cuBLAS is not part of the CPU emulator$"
-    assert_line "all 4 checks passed against the CPU reference: naive, tiled, optimized, warptiled; skipped rows are no failure"
+    assert_line "all 5 checks passed against the CPU reference: naive, tiled, optimized, warptiled, swizzled; skipped rows are no failure"
     run --separate-stderr "$EMU_BUILD/lesson04" -n 17 --only cublas --reps 1 --warmup 0 --csv
     assert_success
     assert_equal "$stderr" "lesson04: cublas skipped: cuBLAS is not part of the CPU emulator"
@@ -106,7 +107,7 @@ build_mutated_lesson() {
 @test "the register-tiled kernels pass whether or not k and n allow float4 loads" {
     use_gpu_build
     # k % 4, n % 4: 0 0 (float4), 1 0, 0 3, 3 1, 2 2 (one float at a time): every remainder
-    for variant in optimized warptiled; do
+    for variant in optimized warptiled swizzled; do
         for size in 130x132x16 130x132x17 130x131x16 130x129x19 130x130x18; do
             run --separate-stderr "$BUILD/lesson04" -n "$size" --only "$variant" --reps 1 --warmup 0 --csv
             assert_success
@@ -137,7 +138,7 @@ build_mutated_lesson() {
 }
 
 @test "warptiled needs its second stage: the next k-tile stored into the one being read fails" {
-    build_mutated_lesson 's/store_wide_tiles(a_tiles\[stage ^ 1\], b_tiles\[stage ^ 1\]/store_wide_tiles(a_tiles[stage], b_tiles[stage]/'
+    build_mutated_lesson 's/store_wide_tiles<SWIZZLED>(a_tiles\[stage ^ 1\], b_tiles\[stage ^ 1\]/store_wide_tiles<SWIZZLED>(a_tiles[stage], b_tiles[stage]/'
     # one k-tile only (k = 16): nothing is stored after the math, and it still passes
     run "$BATS_TEST_TMPDIR/broken" -n 40x40x16 --only cpu,warptiled --reps 1 --warmup 0
     assert_success
@@ -160,6 +161,15 @@ build_mutated_lesson() {
         assert_equal "$status" 1
         assert_line --regexp "^warptiled +kernel .* FAIL \(max err "
     done
+}
+
+@test "swizzled's loads must find A where its stores put it: a load without the swizzle fails" {
+    # the stores still swizzle: every other group of 4 columns of A's tile reads rows 16 apart
+    build_mutated_lesson 's/\[a_tile_row<SWIZZLED>(p, thread_row + s \* SUB_TILE_ROWS)\]/[thread_row + s * SUB_TILE_ROWS]/'
+    run "$BATS_TEST_TMPDIR/broken" -n 40x40x17 --only cpu,warptiled,swizzled --reps 1 --warmup 0
+    assert_equal "$status" 1
+    assert_line --regexp "^warptiled +kernel .* PASS "
+    assert_line --regexp "^swizzled +kernel .* FAIL \(max err "
 }
 
 @test "lesson04 --seed-problem: the column sums of A.B, fused and reassociated, cuBLAS skipped here" {
