@@ -306,13 +306,13 @@ run_once() {
 # few under the emulator); the figures are the best time and the time at the
 # occupancy API's choice, of the variant the ARGS' --only names.
 block_sweep() {
-    local out=$1 name=$2 chosen
+    local out=$1 name=$2 chosen status
     shift 2
     [ $on_gpu = no ] && export BLOCK_SIZES="32 256 1024"
     sh plots/block-sweep.sh "$build/$name" "$folder/charts" "$@" > "$work/sweep.log" 2>&1
-    chosen=$?
-    echo "exit status $chosen" >> "$folder/logs/target-runs.log"
-    [ $chosen -eq 0 ] || echo "block-sweep $name $*: exit status $chosen" >> "$work/failed-runs"
+    status=$?
+    echo "exit status $status" >> "$folder/logs/target-runs.log"
+    [ $status -eq 0 ] || echo "block-sweep $name $*: exit status $status" >> "$work/failed-runs"
     cat "$work/sweep.log" >> "$folder/logs/target-runs.log"
     chosen=$(sed -n "s/.*occupancy API's choice: \([0-9][0-9]*\).*/\1/p" "$work/sweep.log")
     awk -F , -v lesson="$name" -v chosen="$chosen" '
