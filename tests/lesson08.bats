@@ -72,13 +72,15 @@ assert_refused() {
     assert_line --regexp "^optimized +transfers .* PASS \(max err 0\)$"
     assert_line --regexp "^sliding +kernel .* PASS \(max err 0\)$"
     assert_line --regexp "^shuffle +kernel .* PASS \(max err 0\)$"
+    assert_line --regexp "^batched +kernel .* PASS \(max err 0\)$"
     assert_line "per frame, 3 frames of 64x48 a run:"
     assert_line --regexp "^  naive +kernel [0-9.]+ ms +end to end [0-9.]+ ms = [0-9.]+ frames/s +copies [0-9]+%$"
     assert_line --regexp "^  optimized +kernel [0-9.]+ ms +end to end [0-9.]+ ms = [0-9.]+ frames/s +copies [0-9]+%$"
-    # sliding and shuffle have kernel rows only
+    # sliding, shuffle and batched have kernel rows only
     assert_line --regexp "^  sliding +kernel [0-9.]+ ms *$"
     assert_line --regexp "^  shuffle +kernel [0-9.]+ ms *$"
-    assert_line "all 6 checks passed against the CPU reference: naive, optimized, sliding, shuffle"
+    assert_line --regexp "^  batched +kernel [0-9.]+ ms *$"
+    assert_line "all 7 checks passed against the CPU reference: naive, optimized, sliding, shuffle, batched"
 }
 
 @test "lesson08's kernels stay inside the frames at awkward sizes in every thread order" {
@@ -93,7 +95,7 @@ assert_refused() {
             CUDA_EMU_GUARD=1 CUDA_EMU_POISON=1 CUDA_EMU_ORDER=$order \
                 run "$EMU_BUILD/lesson08" -n "$size" --frames 5 "${QUICK[@]}" --csv
             assert_success
-            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 6
+            assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 7
         done
     done
 }
@@ -113,7 +115,7 @@ assert_refused() {
     use_gpu_build
     run --separate-stderr "$BUILD/lesson08" -n 61x59 --frames 7 --seed 777 "${QUICK[@]}" --csv
     assert_success
-    assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 6
+    assert_equal "$(csv_column check <<<"$output" | grep -c -x PASS)" 7
     assert_equal "$(csv_column elements <<<"$output" | sort -u)" 3599
 }
 
@@ -125,7 +127,7 @@ assert_refused() {
         --output "$folder/edges.png" --frames 1 "${QUICK[@]}"
     assert_success
     assert_line "problem  frame size = 512x512; moves 1.0 MB, 0 FLOP"
-    assert_line "all 6 checks passed against the CPU reference: naive, optimized, sliding, shuffle"
+    assert_line "all 7 checks passed against the CPU reference: naive, optimized, sliding, shuffle, batched"
     assert_equal "$stderr" "lesson08: wrote $folder/edges.png (512x512, 8-bit edge map)"
     # a valid PNG of the photo's size, one channel, every pixel as the rule says
     [ "$(head -c 8 "$folder/edges.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
@@ -279,7 +281,7 @@ run_mutated_lesson() {
 
 @test "a shuffle kernel that does not clamp the rows it loads ahead reads past the frames" {
     # the last band of the last frame loads rows below the frame: the guard stops it
-    CUDA_EMU_GUARD=1 run_mutated_lesson 's/long long row = clamp_index(first_row - 1 + step, height);/long long row = first_row - 1 + step;/' \
+    CUDA_EMU_GUARD=1 run_mutated_lesson 's/long long row = frame_row + clamp_index(first_row - 1 + step, height);/long long row = frame_row + first_row - 1 + step;/' \
         -n 124x9 --only shuffle
     assert_equal "$status" 1
     [[ "$stderr" == *"cuda-emu: out-of-bounds read in kernel sobel_shuffle, "* ]] ||
@@ -294,6 +296,28 @@ run_mutated_lesson() {
     assert_equal "$status" 1
     [[ "$stderr" == *"cuda-emu: misaligned 4-byte read in kernel sobel_shuffle, "*", 3 bytes past a multiple of 4"* ]] ||
         fail "stderr does not name the misaligned read: $stderr"
+}
+
+@test "a batched kernel that ignores blockIdx.z computes the first frame only, and fails at the second" {
+    # row 9 of a batch of 9-row frames is the second frame's first row
+    run_mutated_lesson 's/shuffle_band(rgb, edges, width, height, (int)blockIdx.z \* height);/shuffle_band(rgb, edges, width, height, 0);/' \
+        -n 124x9 --frames 3 --only batched
+    assert_equal "$status" 1
+    [[ "$stderr" == *"batched (kernel) FAIL: edges: first mismatch at (row 9, column 0): "* ]] ||
+        fail "stderr does not name the second frame's first pixel: $stderr"
+}
+
+@test "at 4K, shuffle's launch a frame leaves a second wave of 296 blocks that batched's one launch does not" {
+    [ -d "$EMU_BUILD" ] || skip "no emulator build in $EMU_BUILD"
+    # nvcc gives both kernels 80 registers (ptxas -v): an H100 or H200 holds 6 blocks of 128
+    # threads an SM, 792 on 132 SMs; a 4K frame is 32 x 34 = 1,088 blocks, two frames 2,176
+    CUDA_EMU_REGISTERS=80 run "$EMU_BUILD/lesson08" -n 3840x2160 --frames 2 \
+        --only shuffle,batched "${QUICK[@]}"
+    assert_success
+    assert_line --partial "warning: shuffle: sobel_shuffle's last of 2 waves holds 296 of 792 blocks: 31% of its SM time idles; "
+    # batched: 2,176 blocks, the last of 3 waves 592 of 792, 8% idle: below the warning's 25%
+    refute_line --partial "warning: batched:"
+    assert_line "all 2 checks passed against the CPU reference: shuffle, batched"
 }
 
 # ---- the exercise and its checker ---------------------------------------------
