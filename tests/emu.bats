@@ -126,6 +126,29 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order stream_query
 }
 
+@test "pinned memory that a cudaMemcpyAsync still uses, touched before the host waits, is stopped at that line; every wait opens it" {
+    # with no argument: every kind of wait, a kernel and a host function after the copy in its
+    # stream, the bytes of a page that the copy does not move, the source of a copy read
+    run_in_every_order bug_read_before_wait
+    local program="$BATS_TEST_TMPDIR/bug_read_before_wait" source=tests/emu/bug_read_before_wait.cu
+    "$EMUCC" -g -Itests/emu -o "$program" "$source"  # -g: the report names the line
+    local stream="stream 0x[0-9a-f]+" wait_first="The host has not waited for that copy: on a GPU it may still be running"
+    run "$program" read
+    assert_failure 1
+    assert_output --regexp "^cuda-emu: host read of pinned memory that a cudaMemcpyAsync in $stream is still copying into \(device to host\), at $source:$(line_of "$source" "BUG: the copy may still be running"): byte 0 of the 12308 bytes it copies into a 12308-byte pinned buffer\. $wait_first, and these bytes may not hold its results yet\. Wait for it first: cudaStreamSynchronize, cudaEventSynchronize or cudaDeviceSynchronize$"
+    # cudaStreamQuery said cudaErrorNotReady: the copy is not known to be done
+    run "$program" read-after-query
+    assert_failure 1
+    assert_output --regexp "^cuda-emu: host read of pinned memory .* at $source:$(( $(line_of "$source" "BUG: not ready, read all the same") + 1 )): byte 12304 of the 12308 bytes"
+    run "$program" other-stream
+    assert_failure 1
+    assert_output --regexp "^cuda-emu: host read of pinned memory .* at $source:$(( $(line_of "$source" "BUG: waits for the wrong stream") + 1 )): byte 400 of the 12308 bytes"
+    # a copy to the device: reading its source is allowed, writing it is not
+    run "$program" write-source
+    assert_failure 1
+    assert_output --regexp "^cuda-emu: host write of pinned memory that a cudaMemcpyAsync in $stream is still copying from \(host to device\), at $source:$(line_of "$source" "BUG: the copy may still be reading it"): byte 28 of the 12308 bytes it copies from a 12308-byte pinned buffer\. $wait_first, and may send the new bytes instead of the old\."
+}
+
 @test "CUDA graphs: captured launches keep their arguments, nodes run in dependency order, misuse fails" {
     run_in_every_order graphs
 }

@@ -5,6 +5,9 @@
 // synchronous (a launch returns when its grid is done), which keeps this file short:
 //   - A stream still reports work the host has not waited for as not done (cudaStreamQuery), as
 //     a GPU may, so that a missing synchronize shows here too.
+//   - The pinned memory of a cudaMemcpyAsync stays protected until the host waits for the copy,
+//     so that a host that reads its results (or changes what it sends) too early is stopped at
+//     that line, as a GPU would give it old bytes now and then.
 //   - Every device allocation is recorded, so cudaMemcpy can refuse a copy whose device side is not
 //     inside one (wrong direction, too many bytes, freed buffer), as a GPU does. Blocks from a
 //     memory pool (cudaMallocAsync, runtime/pools.cpp) are recorded the same way while in use.
@@ -25,6 +28,7 @@
 #include <set>
 #include <vector>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -88,6 +92,136 @@ const Allocation* find_allocation(const void* ptr, size_t count) {
     return &it->second;
 }
 
+// ---- Pinned memory that an asynchronous copy still uses ----------------------------------------
+// Work runs when it is issued here, so cudaMemcpyAsync has moved every byte before it returns. On
+// a GPU it has only been queued: until the host waits for it, the pinned memory it copies into
+// (device to host) does not hold the results yet, and the pinned memory it copies from (host to
+// device) must not change. A program that reads its results too early passes here and fails on a
+// GPU, now and then. So the pages of such a copy's pinned side are protected until the host
+// waits for the copy: none of it may be touched (into the host) or written (from it). A host
+// thread that does is stopped, and the fault report (debug.cpp) names its line. Protection is by
+// whole pages: an access to another part of a protected page, by a kernel (ordered after the copy
+// in its stream, it may use the bytes), or by the emulator's own code (EmulatorAccess) lifts the
+// protection of the copies on that page rather than guess; so does a copy of the emulator's that
+// reads or writes them. Memory that cudaHostRegister pinned is watched in the whole pages inside
+// it only, as the program's other variables may share its first and last pages.
+
+struct InFlightCopy {
+    const char* start;  // the host bytes the copy moves
+    size_t count;
+    char* pages;        // the whole pages protected for it
+    size_t page_bytes;
+    bool into_host;     // device to host: no access until waited for; host to device: no writes
+    cudaStream_t stream;
+    uint64_t work;      // its item number in the stream
+    size_t buffer_size; // the pinned allocation that holds the bytes
+};
+std::mutex in_flight_mutex;  // taken before streams_mutex or allocations_mutex, never after
+std::vector<InFlightCopy> in_flight;
+
+char* page_floor(const void* p) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (char*)((uintptr_t)p / page * page);
+}
+char* page_ceil(const void* p) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (char*)(((uintptr_t)p + page - 1) / page * page);
+}
+
+// Under in_flight_mutex: gives the pages [from, to) the protection the copies still in flight
+// ask of them: none where one copies into them, reading only where one copies from them.
+void protect_pages(char* from, char* to) {
+    std::vector<char*> cuts{from, to};
+    for (const InFlightCopy& c : in_flight) {
+        char* a = std::max(from, c.pages);
+        char* b = std::min(to, c.pages + c.page_bytes);
+        if (a < b) cuts.insert(cuts.end(), {a, b});
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (size_t i = 0; i + 1 < cuts.size(); i++) {
+        bool no_access = false, read_only = false;
+        for (const InFlightCopy& c : in_flight)
+            if (c.pages <= cuts[i] && cuts[i + 1] <= c.pages + c.page_bytes)
+                (c.into_host ? no_access : read_only) = true;
+        int protection = no_access ? PROT_NONE : read_only ? PROT_READ : PROT_READ | PROT_WRITE;
+        mprotect(cuts[i], (size_t)(cuts[i + 1] - cuts[i]), protection);
+    }
+}
+
+// Under in_flight_mutex: stops watching the copies `done` picks, and unprotects their pages.
+template <class Done>
+void drop_copies(Done done) {
+    std::vector<std::pair<char*, char*>> spans;
+    for (auto c = in_flight.begin(); c != in_flight.end();) {
+        if (done(*c)) {
+            spans.emplace_back(c->pages, c->pages + c->page_bytes);
+            c = in_flight.erase(c);
+        } else {
+            ++c;
+        }
+    }
+    for (const auto& [from, to] : spans) protect_pages(from, to);
+}
+
+// The copies on the pages of [p, p + count) are no longer watched (the emulator's own copy
+// touches them, or the memory is freed).
+void lift_copies(const void* p, size_t count) {
+    if (count == 0) return;
+    std::lock_guard<std::mutex> lock(in_flight_mutex);
+    if (in_flight.empty()) return;
+    char* from = page_floor(p);
+    char* to = page_ceil((const char*)p + count);
+    drop_copies([&](const InFlightCopy& c) { return c.pages < to && from < c.pages + c.page_bytes; });
+}
+
+// After the host waited for something: the copies it has now waited for are done.
+void release_waited_copies() {
+    std::lock_guard<std::mutex> lock(in_flight_mutex);
+    if (in_flight.empty()) return;
+    drop_copies([](const InFlightCopy& c) { return host_waited_for(c.stream, c.work); });
+}
+
+// cudaMemcpyAsync in `stream`, its item `work`, has moved the bytes: its pinned side, if it has
+// one, is protected until the host waits for it.
+void watch_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream,
+                uint64_t work) {
+    InFlightCopy copy{};
+    {
+        std::lock_guard<std::mutex> lock(allocations_mutex);
+        auto pinned = [&](const void* p) -> const char* {  // the allocation's start, or null
+            const Allocation* a = find_allocation(p, count);
+            if (!a || (a->kind != Kind::pinned_host && a->kind != Kind::registered_host)) return nullptr;
+            auto it = allocations.upper_bound((const char*)p);
+            return (--it)->first;
+        };
+        const char* buffer = nullptr;
+        if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDefault) {
+            buffer = pinned(dst);
+            copy.into_host = buffer != nullptr;
+        }
+        if (!buffer && (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDefault)) buffer = pinned(src);
+        if (!buffer) return;  // pageable memory: the real runtime copies it before returning
+        const Allocation& a = allocations[buffer];
+        copy.start = (const char*)(copy.into_host ? dst : src);
+        copy.count = count;
+        copy.buffer_size = a.size;
+        // pinned_host: whole pages of its own (allocate); registered: the whole pages inside it
+        char* first = a.kind == Kind::pinned_host ? page_floor(buffer) : page_ceil(buffer);
+        char* end = a.kind == Kind::pinned_host ? page_ceil(buffer + a.size) : page_floor(buffer + a.size);
+        copy.pages = std::max(first, page_floor(copy.start));
+        char* last = std::min(end, page_ceil(copy.start + count));
+        if (last <= copy.pages) return;
+        copy.page_bytes = (size_t)(last - copy.pages);
+    }
+    copy.stream = stream;
+    copy.work = work;
+    install_fault_handlers();
+    std::lock_guard<std::mutex> lock(in_flight_mutex);
+    in_flight.push_back(copy);
+    protect_pages(copy.pages, copy.pages + copy.page_bytes);
+}
+
 // New memory, or with a pool (cudaMallocAsync) a block the pool hands out, stream-ordered in
 // `stream`; either way recorded as one allocation.
 cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int line,
@@ -96,10 +230,14 @@ cudaError_t allocate(void** ptr, size_t size, Kind kind, const char* file, int l
     if (!ptr) return fail(cudaErrorInvalidValue);
     bool guard = settings().guard && kind != Kind::pinned_host;
     void* memory = nullptr;
+    // Pinned memory in whole pages of its own, as the pages an asynchronous copy still uses are
+    // protected (see "Pinned memory that an asynchronous copy still uses" below).
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (size <= SIZE_MAX - 4096)  // rounding up to whole pages must not overflow
         memory = pool    ? pool_take(pool, size, stream, file, line)
                  : guard ? guarded_alloc(size, file, line)
-                         : aligned_alloc(256, (size + 255) / 256 * 256);
+                 : kind == Kind::pinned_host ? aligned_alloc(page, (size + page - 1) / page * page)
+                                             : aligned_alloc(256, (size + 255) / 256 * 256);
     if (!memory) {
         *ptr = nullptr;
         return fail(cudaErrorMemoryAllocation);
@@ -135,6 +273,7 @@ cudaError_t release(void* ptr, bool host_kind, cudaError_t not_allocated, cudaSt
         allocations.erase(it);
     }
     if (sanitize_enabled || profile_enabled) sanitize_untrack(ptr);
+    if (found.kind == Kind::pinned_host) lift_copies(ptr, found.size);  // its pages go back to malloc
     if (found.kind == Kind::graph) {
         graph_allocation_freed(ptr, stream, work);  // closes its pages: a later access is reported
         return cudaSuccess;
@@ -165,6 +304,13 @@ struct Timing {
 // to wait cannot pass here and fail on a GPU, each stream counts the work queued on it and the
 // work the host has seen finish: cudaStreamQuery answers cudaErrorNotReady while some has not been
 // waited for, as a GPU may, and counts it seen then, so that a loop polling the stream ends.
+// A stream that waits for an event of another (cudaStreamWaitEvent) makes the host, when it waits
+// for the first stream past that point, wait for the other's work before the event too.
+struct EventWait {
+    uint64_t after;        // the waiting stream's items queued before the wait
+    cudaStream_t stream;   // the event's stream, and its items before the event
+    uint64_t work;
+};
 struct StreamState {
     uint64_t queued = 0;  // copies, memsets, prefetches and kernels issued on the stream
     uint64_t waited = 0;  // of those, how many the host has waited for or seen finish
@@ -178,6 +324,7 @@ struct StreamState {
         cudaLaunchMemSyncDomain domain = cudaLaunchMemSyncDomainDefault;
         unsigned nvlink_scheduling = 0;
     } hints;
+    std::vector<EventWait> event_waits;  // not yet passed by what the host waited for
 };
 std::mutex streams_mutex;
 std::map<cudaStream_t, StreamState> stream_states;  // the default stream is 0
@@ -187,11 +334,35 @@ uint64_t work_queued_on(cudaStream_t stream) {
     return stream_states[stream].queued;
 }
 
+// Under streams_mutex: the host has waited for (or seen finish) the first `work` items of the
+// stream, and so for the work of other streams that those waited for. A destroyed stream's work
+// is all done.
+void mark_waited(cudaStream_t stream, uint64_t work) {
+    auto found = stream_states.find(stream);
+    if (found == stream_states.end()) return;
+    StreamState& state = found->second;
+    work = std::min(work, state.queued);
+    state.waited = std::max(state.waited, work);
+    std::vector<EventWait> passed;
+    for (auto wait = state.event_waits.begin(); wait != state.event_waits.end();) {
+        if (wait->after <= work) {
+            passed.push_back(*wait);
+            wait = state.event_waits.erase(wait);
+        } else {
+            ++wait;
+        }
+    }
+    for (const EventWait& wait : passed) mark_waited(wait.stream, wait.work);
+}
+
 // The host has waited for the first `work` items of the stream.
 void waited_for(cudaStream_t stream, uint64_t work) {
-    std::lock_guard<std::mutex> lock(streams_mutex);
-    StreamState& state = stream_states[stream];
-    state.waited = std::max(state.waited, std::min(work, state.queued));
+    {
+        std::lock_guard<std::mutex> lock(streams_mutex);
+        stream_states[stream];  // a stream never used before is known from now on
+        mark_waited(stream, work);
+    }
+    release_waited_copies();
 }
 
 void waited_for_all(cudaStream_t stream) { waited_for(stream, UINT64_MAX); }
@@ -199,20 +370,32 @@ void waited_for_all(cudaStream_t stream) { waited_for(stream, UINT64_MAX); }
 // Everything the legacy default stream waits for: its own work and every blocking stream's
 // (cudaDeviceSynchronize: every stream's).
 void waited_for_every_stream(bool blocking_only) {
-    std::lock_guard<std::mutex> lock(streams_mutex);
-    for (auto& [stream, state] : stream_states)
-        if (!blocking_only || state.blocking || stream == 0) state.waited = state.queued;
+    {
+        std::lock_guard<std::mutex> lock(streams_mutex);
+        std::vector<cudaStream_t> waited;
+        for (auto& [stream, state] : stream_states)
+            if (!blocking_only || state.blocking || stream == 0) waited.push_back(stream);
+        for (cudaStream_t stream : waited) mark_waited(stream, UINT64_MAX);
+    }
+    release_waited_copies();
 }
 
 // cudaErrorNotReady (not an error: the last error stays) while the first `work` items of the
-// stream have not been waited for; they count as seen from then on.
+// stream have not been waited for; they count as seen from then on, so that the next query
+// answers cudaSuccess. The host learns that they are done only then: their copies' pinned
+// memory stays protected until it has.
 cudaError_t query_work(cudaStream_t stream, uint64_t work) {
-    std::lock_guard<std::mutex> lock(streams_mutex);
-    StreamState& state = stream_states[stream];
-    work = std::min(work, state.queued);
-    if (state.waited >= work) return cudaSuccess;
-    state.waited = work;
-    return cudaErrorNotReady;
+    bool seen;
+    {
+        std::lock_guard<std::mutex> lock(streams_mutex);
+        StreamState& state = stream_states[stream];
+        work = std::min(work, state.queued);
+        seen = state.waited >= work;
+        mark_waited(stream, work);
+    }
+    if (!seen) return cudaErrorNotReady;
+    release_waited_copies();
+    return cudaSuccess;
 }
 double now_ms() {
     return std::chrono::duration<double, std::milli>(
@@ -253,9 +436,27 @@ cudaError_t device_error() { return device_failure.load(std::memory_order_relaxe
 
 size_t dynamic_shared_limit() { return raised_shared_limit; }
 
+// Under streams_mutex: the legacy default stream (0) and the blocking streams wait for each
+// other. Its work, or an event recorded there, comes after all the work of the blocking streams
+// queued before it, and theirs after its: a host that waits for one past `after` has waited for
+// that work of the others too.
+void note_legacy_order(cudaStream_t stream, StreamState& state, uint64_t after) {
+    if (!state.blocking) return;
+    for (auto& [other, other_state] : stream_states) {
+        if (other == stream || !other_state.blocking || (stream != 0 && other != 0)) continue;
+        if (other_state.queued <= other_state.waited) continue;  // nothing of it to wait for
+        bool covered = false;
+        for (const EventWait& wait : state.event_waits)
+            covered = covered || (wait.stream == other && wait.work >= other_state.queued);
+        if (!covered) state.event_waits.push_back(EventWait{after, other, other_state.queued});
+    }
+}
+
 void note_stream_work(cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(streams_mutex);
-    stream_states[stream].queued++;
+    StreamState& state = stream_states[stream];
+    note_legacy_order(stream, state, state.queued + 1);
+    state.queued++;
 }
 
 // A destroyed stream's work is all done, as cudaStreamDestroy lets it finish first.
@@ -265,10 +466,52 @@ bool host_waited_for(cudaStream_t stream, uint64_t work) {
     return state == stream_states.end() || state->second.waited >= work;
 }
 
+thread_local int emulator_access = 0;
+
+// debug.cpp's fault handler asks. A fault on a protected page that no copy holds any more (the
+// host waited for it on another thread meanwhile) goes on; so does one by a kernel or by the
+// emulator, or on bytes of the page that no copy moves, after lifting the protection of the
+// copies on that page. Only the program's host code touching a copy's own bytes is too early.
+CopyFault in_flight_copy_fault(const char* address, bool by_host, bool may_write, EarlyAccess* too_early) {
+    std::lock_guard<std::mutex> lock(in_flight_mutex);
+    char* page = page_floor(address);
+    const InFlightCopy* early = nullptr;
+    bool on_protected_page = false;
+    for (const InFlightCopy& c : in_flight) {
+        if (page < c.pages || page >= c.pages + c.page_bytes) continue;
+        on_protected_page = true;
+        if (by_host && (c.into_host || may_write) && address >= c.start && address < c.start + c.count)
+            early = &c;
+    }
+    if (early) {
+        *too_early = EarlyAccess{early->into_host, early->stream, (size_t)(address - early->start),
+                                 early->count, early->buffer_size};
+        return CopyFault::too_early;
+    }
+    if (on_protected_page) {
+        drop_copies([&](const InFlightCopy& c) { return page >= c.pages && page < c.pages + c.page_bytes; });
+        return CopyFault::go_on;
+    }
+    // Pinned memory, and no copy holds its page: a copy dropped since the fault. Its pages may
+    // still be on their way back; make sure of this one.
+    {
+        std::lock_guard<std::mutex> allocations_lock(allocations_mutex);
+        auto it = allocations.upper_bound(address);
+        if (it == allocations.begin()) return CopyFault::not_ours;
+        --it;
+        const Allocation& a = it->second;
+        if (a.kind != Kind::pinned_host && a.kind != Kind::registered_host) return CopyFault::not_ours;
+        if (address >= page_ceil(it->first + a.size)) return CopyFault::not_ours;
+    }
+    protect_pages(page, page + sysconf(_SC_PAGESIZE));
+    return CopyFault::go_on;
+}
+
 cudaError_t copy_symbol(void* symbol, size_t symbol_size, void* buffer, size_t count,
                         size_t offset, bool to_symbol) {
     if (cudaError_t failure = device_error()) return fail(failure);
     if (offset > symbol_size || count > symbol_size - offset) return fail(cudaErrorInvalidValue);
+    lift_copies(buffer, count);
     if (to_symbol)
         memcpy((char*)symbol + offset, buffer, count);
     else
@@ -625,11 +868,16 @@ cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int) {
     return cudaSuccess;
 }
 cudaError_t cudaHostUnregister(void* ptr) {
-    std::lock_guard<std::mutex> lock(allocations_mutex);
-    auto it = allocations.find((const char*)ptr);
-    if (it == allocations.end() || it->second.kind != Kind::registered_host)
-        return fail(cudaErrorHostMemoryNotRegistered);
-    allocations.erase(it);  // the memory is the program's own: nothing to free
+    size_t size;
+    {
+        std::lock_guard<std::mutex> lock(allocations_mutex);
+        auto it = allocations.find((const char*)ptr);
+        if (it == allocations.end() || it->second.kind != Kind::registered_host)
+            return fail(cudaErrorHostMemoryNotRegistered);
+        size = it->second.size;
+        allocations.erase(it);  // the memory is the program's own: nothing to free
+    }
+    lift_copies(ptr, size);  // nor watched any more
     return cudaSuccess;
 }
 cudaError_t cudaFree(void* ptr) { return release(ptr, false, cudaErrorInvalidDevicePointer); }
@@ -652,6 +900,8 @@ cudaError_t copy_now(void* dst, const void* src, size_t count, enum cudaMemcpyKi
     bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
     if ((dst_device && !device_range_ok(dst, count)) || (src_device && !device_range_ok(src, count)))
         return fail(cudaErrorInvalidValue);
+    lift_copies(dst, count);  // the copy itself reads and writes them
+    lift_copies(src, count);
     memmove(dst, src, count);
     if (sanitize_enabled) sanitize_mark_written(dst, count);
     return cudaSuccess;
@@ -670,7 +920,10 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaM
                             cudaStream_t stream) {
     if (capturing(stream)) return capture_copy(dst, src, count, kind, stream);
     cudaError_t result = copy_now(dst, src, count, kind);
-    if (result == cudaSuccess) note_stream_work(stream);
+    if (result == cudaSuccess) {
+        note_stream_work(stream);
+        if (count > 0) watch_copy(dst, src, count, kind, stream, work_queued_on(stream));
+    }
     return result;
 }
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
@@ -846,11 +1099,14 @@ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
     *flags = stream_states[stream].blocking ? cudaStreamDefault : cudaStreamNonBlocking;
     return cudaSuccess;
 }
+// Its work still finishes, so its copies stop being watched: reading their memory before a
+// synchronize is not caught (the emulator no longer knows the stream to name).
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     {
         std::lock_guard<std::mutex> lock(streams_mutex);
         stream_states.erase(stream);
     }
+    release_waited_copies();
     delete reinterpret_cast<char*>(stream);
     return cudaSuccess;
 }
@@ -867,12 +1123,16 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
     if (!fn) return fail(cudaErrorInvalidValue);
     if (capturing(stream)) return capture_host_function(fn, user_data, stream);
+    // It runs when the stream's work before it is done: what the host learns from it, as from
+    // a wait (a thread it starts may read what the copies brought).
+    waited_for(stream, work_queued_on(stream));
     fn(user_data);
     return cudaSuccess;
 }
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
                                   unsigned int flags) {
     if (!callback || flags != 0) return fail(cudaErrorInvalidValue);
+    waited_for(stream, work_queued_on(stream));  // as for cudaLaunchHostFunc
     callback(stream, cudaSuccess, user_data);
     return cudaSuccess;
 }
@@ -882,10 +1142,17 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     return query_work(stream, UINT64_MAX);
 }
 // Work already ran when it was issued, so there is nothing to wait for, unless the event was
-// recorded in a stream capture: then the waiting stream joins that capture (graphs.cpp).
+// recorded in a stream capture: then the waiting stream joins that capture (graphs.cpp). Else the
+// wait is noted: a host that waits for this stream past it has waited for the event's work too.
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
     if (!event) return fail(cudaErrorInvalidResourceHandle);
-    capture_event_wait(stream, event);
+    if (capture_event_wait(stream, event)) return cudaSuccess;
+    const Timing* timing = reinterpret_cast<const Timing*>(event);
+    if (timing->recorded && timing->stream != stream) {
+        std::lock_guard<std::mutex> lock(streams_mutex);
+        StreamState& state = stream_states[stream];
+        state.event_waits.push_back(EventWait{state.queued, timing->stream, timing->work_before});
+    }
     return cudaSuccess;
 }
 
@@ -903,7 +1170,14 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
         capture_event_record(event, stream);
         return cudaSuccess;
     }
-    *reinterpret_cast<Timing*>(event) = Timing{now_ms(), true, stream, work_queued_on(stream)};
+    uint64_t work_before;
+    {
+        std::lock_guard<std::mutex> lock(streams_mutex);
+        StreamState& state = stream_states[stream];
+        note_legacy_order(stream, state, state.queued);
+        work_before = state.queued;
+    }
+    *reinterpret_cast<Timing*>(event) = Timing{now_ms(), true, stream, work_before};
     return cudaSuccess;
 }
 // Waiting for an event is waiting for the work of its stream queued before it.

@@ -478,6 +478,39 @@ void report_fault(int signal_number, siginfo_t* info, void* context) {
     if (signal_number == SIGABRT) fatal("the program aborted (a failed assert?) in %s", where_text);
 
     const char* access = fault_access(context);
+    if (signal_number == SIGSEGV) {
+        // pinned memory that a cudaMemcpyAsync the host has not waited for still uses
+        bool by_host = !current_location().kernel && emulator_access == 0;
+        EarlyAccess early;
+        switch (in_flight_copy_fault(address, by_host, strcmp(access, "read") != 0, &early)) {
+        case CopyFault::go_on:
+            return;  // the access runs again, its page open
+        case CopyFault::too_early: {
+            char line[1100], stream[64];
+            if (const void* pc = fault_pc(context))
+                code_line(pc, false, line, sizeof line);
+            else
+                snprintf(line, sizeof line, "an unknown line");
+            if (early.stream)
+                snprintf(stream, sizeof stream, "stream %p", (void*)early.stream);
+            else
+                snprintf(stream, sizeof stream, "the default stream");
+            fatal("host %s of pinned memory that a cudaMemcpyAsync in %s %s, at %s: byte %zu of the "
+                  "%zu bytes it copies %s a %zu-byte pinned buffer. The host has not waited for that copy: "
+                  "on a GPU it may still be running, %s. Wait for it first: cudaStreamSynchronize, "
+                  "cudaEventSynchronize or cudaDeviceSynchronize",
+                  early.into_host ? access : "write", stream,
+                  early.into_host ? "is still copying into (device to host)"
+                                  : "is still copying from (host to device)",
+                  line, early.offset, early.count, early.into_host ? "into" : "from",
+                  early.buffer_size,
+                  early.into_host ? "and these bytes may not hold its results yet"
+                                  : "and may send the new bytes instead of the old");
+        }
+        case CopyFault::not_ours:
+            break;
+        }
+    }
     int stacks = stack_guard_count.load();
     for (int i = 0; i < stacks; i++) {
         char* guard = stack_guards[i].page.load();
@@ -594,8 +627,9 @@ void watchdog_track(bool running_a_block) {
         std::call_once(started, [] { std::thread(watchdog).detach(); });
 }
 
-void prepare_os_thread() {
-    // Fault handlers run on their own stack, so a stack overflow can still be reported.
+// Fault handlers run on a thread's own signal stack where it has one (prepare_os_thread), so a
+// stack overflow can still be reported.
+void install_fault_handlers() {
     static std::once_flag handlers;
     std::call_once(handlers, [] {
         struct sigaction action;
@@ -609,6 +643,10 @@ void prepare_os_thread() {
         action.sa_sigaction = report_no_progress;
         sigaction(SIGUSR2, &action, nullptr);
     });
+}
+
+void prepare_os_thread() {
+    install_fault_handlers();
     pthread_attr_t attributes;
     if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
         void* low;

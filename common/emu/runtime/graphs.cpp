@@ -447,9 +447,11 @@ cudaError_t run_node(cudaGraphNode_t node, cudaStream_t stream) {
         return cudaMemcpy3D(&node->copy);
     case cudaGraphNodeTypeMemset:
         return run_memset(node->memset);
-    case cudaGraphNodeTypeHost:
+    case cudaGraphNodeTypeHost: {
+        EmulatorAccess graph_ordered;  // after the nodes it depends on: their copies' memory is its
         node->host.fn(node->host.userData);
         return cudaSuccess;
+    }
     case cudaGraphNodeTypeGraph: {
         std::vector<cudaGraphNode_t> order;
         dependency_order(*node->child, &order);

@@ -127,6 +127,32 @@ void set_last_error(cudaError_t error);
 bool device_range_ok(const void* ptr, size_t count);
 // Whether the host has waited for (or seen finish) the first `work` items queued on `stream`.
 bool host_waited_for(cudaStream_t stream, uint64_t work);
+
+// ---- Pinned memory that an asynchronous copy still uses (api.cpp) -----------------------------
+// The pages of the host side of a cudaMemcpyAsync, when it is pinned memory, are protected until
+// the host waits for the copy; a host thread that touches them first is stopped (debug.cpp).
+// While the emulator works on host memory for the program (a copy, a host function a stream
+// runs), emulator_access is above 0, and a fault there lifts the protection instead.
+extern thread_local int emulator_access;
+struct EmulatorAccess {
+    EmulatorAccess() { emulator_access++; }
+    ~EmulatorAccess() { emulator_access--; }
+    EmulatorAccess(const EmulatorAccess&) = delete;
+    EmulatorAccess& operator=(const EmulatorAccess&) = delete;
+};
+// What a memory fault at `address` is to those copies. by_host: the program's host code made it
+// (not a kernel, not the emulator). too_early: the copy whose bytes it touched, for the report.
+struct EarlyAccess {
+    bool into_host;          // the copy writes the host side (device to host), else reads it
+    cudaStream_t stream;
+    size_t offset, count;    // the byte touched, of the `count` the copy moves
+    size_t buffer_size;      // the pinned allocation that holds them
+};
+enum class CopyFault { not_ours, go_on, too_early };
+// may_write: the access may be a write (the processor did not say it was a read).
+CopyFault in_flight_copy_fault(const char* address, bool by_host, bool may_write, EarlyAccess* too_early);
+// The fault handlers of debug.cpp, installed once for the whole process.
+void install_fault_handlers();
 // A failed device assert leaves the device failed until cudaDeviceReset, as a GPU's context is:
 // from then on the calls that use it return that error, not only the next one.
 void fail_device(cudaError_t error);

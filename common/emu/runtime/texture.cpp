@@ -155,6 +155,7 @@ cudaError_t copy_rows(char* dst, size_t dpitch, const char* src, size_t spitch, 
     // The side that is not the array must be a device allocation when the kind says so.
     if (device_side && height > 0 && !device_range_ok(device_side, device_bytes))
         return fail(cudaErrorInvalidValue);
+    EmulatorAccess copying;  // pinned memory that a copy in flight holds is the emulator's to move
     for (size_t row = 0; row < height; row++) memmove(dst + row * dpitch, src + row * spitch, width);
     return cudaSuccess;
 }
@@ -319,6 +320,7 @@ cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
     Side src = side_of(p->srcArray, p->srcPos, p->srcPtr, box, width_bytes);
     Side dst = side_of(p->dstArray, p->dstPos, p->dstPtr, box, width_bytes);
     if (!src.inside || !dst.inside) return fail(cudaErrorInvalidValue);
+    EmulatorAccess copying;
     for (size_t z = 0; z < box.depth; z++)
         for (size_t y = 0; y < box.height; y++)
             memmove(dst.start + z * dst.slice_pitch + y * dst.pitch, src.start + z * src.slice_pitch + y * src.pitch,
