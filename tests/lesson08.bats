@@ -223,6 +223,13 @@ run_mutated_lesson() {
     run --separate-stderr "$BATS_TEST_TMPDIR/broken" "$@" "${QUICK[@]}"
 }
 
+# Asserts that the mutant run just made ($stderr) names the first wrong edge pixel of variant $1's
+# kernel row: at row $2 (counted on through the batch's frames), column $3.
+assert_first_mismatch() {
+    [[ "$stderr" == *"$1 (kernel) FAIL: edges: first mismatch at (row $2, column $3): "* ]] ||
+        fail "stderr does not name $1's first mismatch at (row $2, column $3): $stderr"
+}
+
 @test "a fused kernel that reads the tile before it is complete fails" {
     run_mutated_lesson 's/^    __syncthreads();$//' -n 97x61 --only optimized
     assert_equal "$status" 1
@@ -236,8 +243,7 @@ run_mutated_lesson() {
     run_mutated_lesson 's/int column = clamp_index(first_column + tile_column - HALO, width);/int column = clamp_index(first_column + tile_column - HALO, width + 1);/' \
         -n 13x7 --only optimized
     assert_equal "$status" 1
-    [[ "$stderr" == *"optimized (kernel) FAIL: edges: first mismatch at (row 0, column 12): "* ]] ||
-        fail "stderr does not name the last column: $stderr"
+    assert_first_mismatch optimized 0 12
 }
 
 @test "a sliding kernel whose word loads run past the row's end fails at the last column" {
@@ -245,8 +251,7 @@ run_mutated_lesson() {
     run_mutated_lesson 's/if (words_fit \&\& column >= 0 \&\& column + GROUP <= width) {/if (words_fit \&\& column >= 0 \&\& column + GROUP <= width + GROUP) {/' \
         -n 36x5 --frames 2 --only sliding
     assert_equal "$status" 1
-    [[ "$stderr" == *"sliding (kernel) FAIL: edges: first mismatch at (row 0, column 35): "* ]] ||
-        fail "stderr does not name the last column: $stderr"
+    assert_first_mismatch sliding 0 35
 }
 
 @test "a sliding kernel whose window does not move down fails" {
@@ -260,8 +265,7 @@ run_mutated_lesson() {
     run_mutated_lesson 's/int left = (int)__shfl_up_sync(/int left = (int)__shfl_down_sync(/' \
         -n 124x9 --only shuffle
     assert_equal "$status" 1
-    [[ "$stderr" == *"shuffle (kernel) FAIL: edges: first mismatch at (row 0, column 0): "* ]] ||
-        fail "stderr does not name the first column: $stderr"
+    assert_first_mismatch shuffle 0 0
 }
 
 @test "a shuffle kernel whose lanes outside the frame lend the wrong level fails at the frame's edge" {
@@ -269,14 +273,12 @@ run_mutated_lesson() {
     run_mutated_lesson 's/unsigned int lent_right = column < 0 ? gray\[0\] : gray\[GROUP - 1\];/unsigned int lent_right = gray[GROUP - 1];/' \
         -n 124x9 --only shuffle
     assert_equal "$status" 1
-    [[ "$stderr" == *"shuffle (kernel) FAIL: edges: first mismatch at (row 0, column 0): "* ]] ||
-        fail "stderr does not name the first column: $stderr"
+    assert_first_mismatch shuffle 0 0
     # the lane just past a 124-pixel row loads pixels 120 to 123 and must lend pixel 123
     run_mutated_lesson 's/unsigned int lent_left = column >= width ? gray\[GROUP - 1\] : gray\[0\];/unsigned int lent_left = gray[0];/' \
         -n 124x9 --only shuffle
     assert_equal "$status" 1
-    [[ "$stderr" == *"shuffle (kernel) FAIL: edges: first mismatch at (row 0, column 123): "* ]] ||
-        fail "stderr does not name the last column: $stderr"
+    assert_first_mismatch shuffle 0 123
 }
 
 @test "a shuffle kernel that does not clamp the rows it loads ahead reads past the frames" {
@@ -303,8 +305,7 @@ run_mutated_lesson() {
     run_mutated_lesson 's/shuffle_band(rgb, edges, width, height, (int)blockIdx.z \* height);/shuffle_band(rgb, edges, width, height, 0);/' \
         -n 124x9 --frames 3 --only batched
     assert_equal "$status" 1
-    [[ "$stderr" == *"batched (kernel) FAIL: edges: first mismatch at (row 9, column 0): "* ]] ||
-        fail "stderr does not name the second frame's first pixel: $stderr"
+    assert_first_mismatch batched 9 0
 }
 
 @test "at 4K, shuffle's launch a frame leaves a second wave of 296 blocks that batched's one launch does not" {
