@@ -256,6 +256,38 @@ STAND_IN
     grep -Eq '^- step 2 targets: [0-9]+s FAILED' "$folder/summary.md"
 }
 
+@test "the occupancy API's target times the sweep's fastest block size and the API's again, head to head, and compares the medians of those runs" {
+    folder="$BATS_TEST_TMPDIR/report"
+    # make, until step 4's build of the sanitizer's programs: there the report is killed
+    printf '%s\n' '#!/bin/sh' 'case " $* " in *" SANITIZE=1 "*) kill -KILL "$PPID"; exit 1 ;; esac' \
+        'exec make "$@"' > "$BATS_TEST_TMPDIR/make"
+    chmod +x "$BATS_TEST_TMPDIR/make"
+    grep "^TARGET = the occupancy API's block" lessons/06-occupancy/lesson.conf > "$BATS_TEST_TMPDIR/targets.conf"
+    run env MAKE="$BATS_TEST_TMPDIR/make" LESSONS=lesson06 GPU_REPORT_DIR="$folder" GPU_REPORT_QUICK=1 \
+        GPU_REPORT_TARGETS="$BATS_TEST_TMPDIR/targets.conf" REMATCH_ROUNDS=3 bash common/gpu-report.sh
+    assert_equal "$status" 137
+    assert_line --regexp '^step 2 targets: [0-9]+s ok$'
+    local log="$folder/logs/target-runs.log" rematch="$folder/charts/lesson06-block-rematch.csv"
+    local fastest api
+    # the sweep's fastest of its block sizes, and the API's choice
+    fastest=$(awk -F , 'NR > 1 && (best == "" || $3 + 0 < best + 0) { best = $3; at = $1 } END { print at }' \
+        "$folder/charts/lesson06-block-sweep.csv")
+    api=$(sed -n "s/^block-sweep.sh: wrote .*(occupancy API's choice: \([0-9]*\))$/\1/p" "$log")
+    grep -qx "\$ the rematch: lesson06 -n 1000x100 --only optimized at $fastest threads (the sweep's fastest) and $api (the API's), 3 rounds" "$log"
+    assert_equal "$(head -n 1 "$rematch")" "round,threads_per_block,median_ms"
+    # 3 rounds, each size in turn (one size when the API's is the fastest)
+    local sizes=2
+    [ "$fastest" != "$api" ] || sizes=1
+    assert_equal "$(tail -n +2 "$rematch" | cut -d , -f 1,2 | tr '\n' ' ')" \
+        "$(for round in 1 2 3; do printf "$round,%s " $fastest $([ $sizes = 1 ] || echo "$api"); done)"
+    # the target's ratio: the median of the API's 3 runs over the median of the fastest's
+    median() { awk -F , -v threads="$1" 'NR > 1 && $2 == threads { print $3 }' "$rematch" | sort -g | sed -n 2p; }
+    local ratio
+    ratio=$(awk -v a="$(median "$api")" -v b="$(median "$fastest")" 'BEGIN { printf "%.2fx", a / b }')
+    grep -qF "| lesson06 | the occupancy API's block within 3% of the sweep's best | $ratio (CPU emulation) |" \
+        "$folder/logs/targets.log" || fail "targets.log does not show $ratio: $(grep lesson06 "$folder/logs/targets.log")"
+}
+
 @test "a report run again over its committed folder names the commit alone; a change to the course still shows" {
     local clone="$BATS_TEST_TMPDIR/clone"
     git clone -q "$REPO" "$clone"
