@@ -126,7 +126,7 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run_in_every_order stream_query
 }
 
-@test "pinned memory that a cudaMemcpyAsync still uses, touched before the host waits, is stopped at that line; every wait opens it" {
+@test "pinned memory that a cudaMemcpyAsync still uses, touched before the host waits, is stopped at that line; every wait opens it; pageable memory is noted once" {
     # with no argument: every kind of wait, a kernel and a host function after the copy in its
     # stream, the bytes of a page that the copy does not move, the source of a copy read
     run_in_every_order bug_read_before_wait
@@ -145,6 +145,13 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run "$program" other-stream
     assert_failure 1
     assert_output --regexp "^cuda-emu: host $read of pinned memory .* at $source:$(( $(line_of "$source" "BUG: waits for the wrong stream") + 1 )): byte 400 of the 12308 bytes"
+    # pageable memory is not watched (the runtime copies it before returning); a copy in a
+    # stream of the program's is noted, once, as one that overlaps nothing on a GPU
+    run --separate-stderr "$program" pageable
+    assert_success
+    assert_output "PASS bug_read_before_wait"
+    [[ "$stderr" =~ ^"cuda-emu: note: cudaMemcpyAsync in stream 0x"[0-9a-f]+" copies into pageable memory (not from cudaMallocHost, cudaHostAlloc or cudaHostRegister): on a GPU it may not return before the copy is done, and overlaps little or nothing with the host and the other streams. Pinned memory lets it overlap (lesson 07)"$ ]] ||
+        fail "not one note on pageable memory: $stderr"
     # a copy to the device: reading its source is allowed, writing it is not
     run "$program" write-source
     assert_failure 1

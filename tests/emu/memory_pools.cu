@@ -242,11 +242,13 @@ static void current_pool_and_destroy(cudaStream_t stream) {
     EXPECT(current == default_pool, "after the current pool was destroyed, the default is not current");
     fill<<<blocks, threads, 0, stream>>>(d_data, 7.0f, n);
     CHECK(cudaGetLastError());
-    float last = 0;
-    CHECK(cudaMemcpyAsync(&last, d_data + n - 1, sizeof last, cudaMemcpyDeviceToHost, stream));
+    float* last;  // pinned: a copy into pageable memory would not be asynchronous
+    CHECK(cudaMallocHost(&last, sizeof *last));
+    CHECK(cudaMemcpyAsync(last, d_data + n - 1, sizeof *last, cudaMemcpyDeviceToHost, stream));
     CHECK(cudaFreeAsync(d_data, stream));
     CHECK(cudaStreamSynchronize(stream));
-    EXPECT(last == 7.0f, "a block of a destroyed pool read back %g", last);
+    EXPECT(*last == 7.0f, "a block of a destroyed pool read back %g", *last);
+    CHECK(cudaFreeHost(last));
 }
 
 // cudaFreeAsync takes cudaMalloc memory too, and cudaFree takes cudaMallocAsync memory.

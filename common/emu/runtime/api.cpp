@@ -201,7 +201,20 @@ void watch_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, c
             copy.into_host = buffer != nullptr;
         }
         if (!buffer && (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDefault)) buffer = pinned(src);
-        if (!buffer) return;  // pageable memory: the real runtime copies it before returning
+        if (!buffer) {
+            // pageable memory: the real runtime stages it through a pinned buffer of its own
+            // before it returns, so the copy overlaps little or nothing. Said once, in a stream
+            // of the program's own, where overlap is what the program asks for.
+            static std::atomic<bool> said{false};
+            bool host_side = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost;
+            if (host_side && stream != 0 && emulator_access == 0 && !said.exchange(true))
+                report("note: cudaMemcpyAsync in stream %p copies %s pageable memory (not from "
+                       "cudaMallocHost, cudaHostAlloc or cudaHostRegister): on a GPU it may not "
+                       "return before the copy is done, and overlaps little or nothing with the "
+                       "host and the other streams. Pinned memory lets it overlap (lesson 07)",
+                       (void*)stream, kind == cudaMemcpyHostToDevice ? "from" : "into");
+            return;
+        }
         const Allocation& a = allocations[buffer];
         copy.start = (const char*)(copy.into_host ? dst : src);
         copy.count = count;

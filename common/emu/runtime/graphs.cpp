@@ -441,10 +441,12 @@ cudaError_t run_node(cudaGraphNode_t node, cudaStream_t stream) {
         config.stream = stream;
         return node->kernel(config);
     }
-    case cudaGraphNodeTypeMemcpy:
+    case cudaGraphNodeTypeMemcpy: {
+        EmulatorAccess graph_node;  // the graph's copy, not a call of the program's
         if (node->copy_bytes > 0)
             return cudaMemcpyAsync(node->copy_dst, node->copy_src, node->copy_bytes, node->copy_kind, stream);
         return cudaMemcpy3D(&node->copy);
+    }
     case cudaGraphNodeTypeMemset:
         return run_memset(node->memset);
     case cudaGraphNodeTypeHost: {

@@ -132,7 +132,8 @@ bool host_waited_for(cudaStream_t stream, uint64_t work);
 // The pages of the host side of a cudaMemcpyAsync, when it is pinned memory, are protected until
 // the host waits for the copy; a host thread that touches them first is stopped (debug.cpp).
 // While the emulator works on host memory for the program (a copy to or from a CUDA array, a
-// graph's host node), emulator_access is above 0, and a fault there lifts the protection instead.
+// graph's copy or host node), emulator_access is above 0, and a fault there lifts the protection
+// instead (and a graph's copy of pageable memory draws no note).
 extern thread_local int emulator_access;
 struct EmulatorAccess {
     EmulatorAccess() { emulator_access++; }
