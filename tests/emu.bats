@@ -150,7 +150,7 @@ run_in_every_order() {  # run_in_every_order NAME [OUTPUT]: the output expected,
     run --separate-stderr "$program" pageable
     assert_success
     assert_output "PASS bug_read_before_wait"
-    [[ "$stderr" =~ ^"cuda-emu: note: cudaMemcpyAsync in stream 0x"[0-9a-f]+" copies into pageable memory (not from cudaMallocHost, cudaHostAlloc or cudaHostRegister): on a GPU it may not return before the copy is done, and overlaps little or nothing with the host and the other streams. Pinned memory lets it overlap (lesson 07)"$ ]] ||
+    [[ "$stderr" =~ ^"cuda-emu: note: cudaMemcpyAsync in stream 0x"[0-9a-f]+" copies into pageable memory (which cudaMallocHost, cudaHostAlloc or cudaHostRegister did not pin): on a GPU it may not return before the copy is done, and overlaps little or nothing with the host and the other streams. Pinned memory lets it overlap (lesson 07)"$ ]] ||
         fail "not one note on pageable memory: $stderr"
     # a copy to the device: reading its source is allowed, writing it is not
     run "$program" write-source

@@ -208,10 +208,11 @@ void watch_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, c
             static std::atomic<bool> said{false};
             bool host_side = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost;
             if (host_side && stream != 0 && emulator_access == 0 && !said.exchange(true))
-                report("note: cudaMemcpyAsync in stream %p copies %s pageable memory (not from "
-                       "cudaMallocHost, cudaHostAlloc or cudaHostRegister): on a GPU it may not "
-                       "return before the copy is done, and overlaps little or nothing with the "
-                       "host and the other streams. Pinned memory lets it overlap (lesson 07)",
+                report("note: cudaMemcpyAsync in stream %p copies %s pageable memory (which "
+                       "cudaMallocHost, cudaHostAlloc or cudaHostRegister did not pin): on a GPU "
+                       "it may not return before the copy is done, and overlaps little or nothing "
+                       "with the host and the other streams. Pinned memory lets it overlap "
+                       "(lesson 07)",
                        (void*)stream, kind == cudaMemcpyHostToDevice ? "from" : "into");
             return;
         }
