@@ -298,10 +298,10 @@ __global__ void sobel_sliding(const unsigned char *__restrict__ rgb,
 /* The band of the warp that calls it, blockIdx.x across the frame and
  * blockIdx.y down it: sobel_shuffle's whole body, which batched shares. The
  * frame is the one whose first row is row frame_row of the batch, rgb and
- * edges the batch's first bytes. An offset in rows, an int (at most 4,096
- * frames of 2^18 rows: 2^30), added where each row's address is computed:
- * nvcc gives batched the 80 registers of shuffle so. A pointer to the frame
- * made it 96 (92 with a 64-bit offset), and then an SM holds 5 blocks, not 6. */
+ * edges the batch's first bytes. An int offset in rows (at most 4,096 frames
+ * of 2^18 rows: 2^30), added where each row's address is computed, keeps
+ * batched at shuffle's 80 registers (nvcc -Xptxas -v); a pointer to the frame
+ * took 96, and an SM then holds 5 blocks, not 6. */
 __device__ __forceinline__ void shuffle_band(const unsigned char *__restrict__ rgb,
                                              unsigned char *__restrict__ edges, int width,
                                              int height, int frame_row)
@@ -502,22 +502,22 @@ static void run_sliding(const wb_data *data)
     launch_every_frame(data, sobel_sliding, grid, block);
 }
 
+/* shuffle's and batched's grid: a warp a band of 120 columns, 4 bands of 16
+ * rows a block, and a layer of such blocks for each of `frames` frames */
+static dim3 band_grid(const wb_data *data, unsigned int frames)
+{
+    return dim3(blocks_for((int)data->shape.width, SHUFFLE_COLUMNS),
+                blocks_for((int)data->shape.height, SHUFFLE_ROWS * SHUFFLE_WARPS), frames);
+}
+
 static void run_shuffle(const wb_data *data)
 {
-    /* a warp a band: 120 columns, and 4 bands of 16 rows a block */
-    dim3 block(SHUFFLE_LANES, SHUFFLE_WARPS);
-    dim3 grid(blocks_for((int)data->shape.width, SHUFFLE_COLUMNS),
-              blocks_for((int)data->shape.height, SHUFFLE_ROWS * SHUFFLE_WARPS));
-    launch_every_frame(data, sobel_shuffle, grid, block);
+    launch_every_frame(data, sobel_shuffle, band_grid(data, 1), dim3(SHUFFLE_LANES, SHUFFLE_WARPS));
 }
 
 static void run_batched(const wb_data *data)
 {
-    /* shuffle's blocks, and a layer of them for every frame */
-    dim3 block(SHUFFLE_LANES, SHUFFLE_WARPS);
-    dim3 grid(blocks_for((int)data->shape.width, SHUFFLE_COLUMNS),
-              blocks_for((int)data->shape.height, SHUFFLE_ROWS * SHUFFLE_WARPS),
-              (unsigned int)frame_count);
+    dim3 grid = band_grid(data, (unsigned int)frame_count), block(SHUFFLE_LANES, SHUFFLE_WARPS);
     sobel_batched<<<grid, block>>>((const unsigned char *)data->device[RGB],
                                    (unsigned char *)data->device[EDGES],
                                    (int)data->shape.width, (int)data->shape.height);
